@@ -1,0 +1,71 @@
+"""scrapy-boilerplate: tell a page's main content from its boilerplate, at crawl time.
+
+One line for a newcomer::
+
+    from scrapy_boilerplate import extract
+    result = extract(html, extractor="justext", length_low=70)
+    print(result.main_text)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import registry
+from .document import Document, TextBlock, parse
+from .errors import BoilerplateError, InvalidParameter, UnknownExtractor, UnsupportedInput
+from .registry import Extractor, available, register
+from .result import BOILERPLATE, CONTENT, Block, Extraction
+
+__all__ = [
+    "BOILERPLATE",
+    "CONTENT",
+    "Block",
+    "BoilerplateError",
+    "Document",
+    "Extraction",
+    "Extractor",
+    "InvalidParameter",
+    "TextBlock",
+    "UnknownExtractor",
+    "UnsupportedInput",
+    "available",
+    "extract",
+    "parse",
+    "register",
+]
+
+__version__ = "0.1.0"
+
+
+def extract(
+    html: Any,
+    extractor: str = "justext",
+    *,
+    url: str | None = None,
+    encoding: str | None = None,
+    **params: Any,
+) -> Extraction:
+    """Run ``extractor`` on a page and return its :class:`Extraction`.
+
+    ``html`` is ``str``, ``bytes``, a ``parsel.Selector`` (e.g. ``response.selector``:
+    Scrapy's tree is reused, not parsed again), an lxml tree, or a :class:`Document`
+    from :func:`parse`. ``params`` are the method's thresholds (``length_low=70``...).
+
+    Input that is not a usable HTML page (empty, binary, XML, too large) gives an
+    empty Extraction whose ``reason`` says why. A bad parameter raises
+    :class:`InvalidParameter`; an unknown method raises :class:`UnknownExtractor`.
+    """
+    method = registry.get(extractor)
+    checked = method.validate(params)
+    try:
+        doc = parse(html, url=url, encoding=encoding)
+    except UnsupportedInput as exc:
+        return Extraction.failed(exc.reason, extractor, checked, url=url,
+                                 extra={"detail": exc.detail})
+    result = method.extract(doc, checked)
+    if result.url is None:
+        result.url = doc.url if doc.url is not None else url
+    if result.encoding is None:
+        result.encoding = doc.encoding
+    return result

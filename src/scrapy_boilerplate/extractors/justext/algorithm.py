@@ -1,0 +1,231 @@
+"""jusText's classification: context-free classes, heading stages, context-sensitive pass.
+
+Follows the jusText algorithm description (../shared/papers/justext.txt) and, where
+the text is ambiguous, the reference implementation (jusText 3.0.2, by the paper's
+author), so block classes match it:
+
+- stopword density is compared with ``>=`` (the reference), which is what makes the
+  language-independent mode (empty stoplist, both thresholds 0) work;
+- a block holding ``©`` (or a literal ``&copy``), or lying inside ``<select>``, is bad;
+- the edges of the document count as bad blocks in the context-sensitive pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...document import Document, TextBlock
+from ...errors import InvalidParameter
+from ...registry import Extractor
+from ...result import BOILERPLATE, CONTENT, Block, Extraction
+from ..._params import Param
+from . import languages
+
+GOOD, BAD, SHORT, NEAR_GOOD = "good", "bad", "short", "near-good"
+
+PARAMS = (
+    Param("length_low", int, 70, "blocks shorter than this (characters) are short", 0),
+    Param("length_high", int, 200, "blocks longer than this (characters) may be good", 0),
+    Param("stopwords_low", float, 0.30, "stopword density below this: bad", 0.0, 1.0),
+    Param("stopwords_high", float, 0.32, "stopword density from this on: good if long",
+          0.0, 1.0),
+    Param("max_link_density", float, 0.2, "blocks with more link characters are bad", 0.0, 1.0),
+    Param("max_heading_distance", int, 200,
+          "characters between a heading and the good block it may introduce", 0),
+    Param("no_headings", bool, False, "treat headings like any other block"),
+    Param("language", str, None,
+          "stoplist: ISO 639-1 code or jusText name; None detects it; 'none' is "
+          "language-independent mode", nullable=True),
+)
+
+
+def classify_context_free(
+    blocks: list[TextBlock],
+    stoplist: frozenset[str],
+    length_low: int = 70,
+    length_high: int = 200,
+    stopwords_low: float = 0.30,
+    stopwords_high: float = 0.32,
+    max_link_density: float = 0.2,
+    no_headings: bool = False,
+) -> tuple[list[str], list[bool]]:
+    """Context-free classes (good / bad / short / near-good) and heading flags, per block."""
+    classes: list[str] = []
+    headings: list[bool] = []
+    for block in blocks:
+        text = block.text
+        length = len(text)
+        words = text.lower().split()
+        n_words = len(words)
+        stopword_density = (
+            sum(1 for w in words if w in stoplist) / n_words if n_words and stoplist else 0.0
+        )
+        link_density = block.link_chars / length if length else 0.0
+        headings.append(not no_headings and block.is_heading)
+        if link_density > max_link_density:
+            cls = BAD
+        elif "\xa9" in text or "&copy" in text:
+            cls = BAD  # pre-processing: blocks with a copyright symbol are bad
+        elif "select" in block.tag_path.split("."):
+            cls = BAD  # pre-processing: the content of <select> is bad
+        elif length < length_low:
+            cls = BAD if block.link_chars > 0 else SHORT
+        elif stopword_density >= stopwords_high:
+            cls = GOOD if length > length_high else NEAR_GOOD
+        elif stopword_density >= stopwords_low:
+            cls = NEAR_GOOD
+        else:
+            cls = BAD
+        classes.append(cls)
+    return classes, headings
+
+
+def _neighbour(classes: list[str], i: int, step: int, ignore_near_good: bool) -> str:
+    """Class of the closest good/bad (or near-good) block in direction ``step``; edges are bad."""
+    i += step
+    n = len(classes)
+    while 0 <= i < n:
+        c = classes[i]
+        if c == GOOD or c == BAD or (c == NEAR_GOOD and not ignore_near_good):
+            return c
+        i += step
+    return BAD
+
+
+def _precedes_good(
+    blocks: list[TextBlock], classes: list[str], i: int, max_heading_distance: int
+) -> bool:
+    """A good block follows block ``i`` within ``max_heading_distance`` characters."""
+    distance = 0
+    j = i + 1
+    while j < len(blocks) and distance <= max_heading_distance:
+        if classes[j] == GOOD:
+            return True
+        distance += len(blocks[j].text)
+        j += 1
+    return False
+
+
+def classify_context_sensitive(
+    blocks: list[TextBlock],
+    cf_classes: list[str],
+    headings: list[bool],
+    max_heading_distance: int = 200,
+) -> list[str]:
+    """Final classes (good / bad): heading pre-processing, short and near-good revision,
+    heading post-processing, in the paper's order."""
+    classes = list(cf_classes)
+    # Heading pre-processing: short headings shortly before a good block become near-good.
+    for i in range(len(blocks)):
+        if headings[i] and classes[i] == SHORT and _precedes_good(
+            blocks, classes, i, max_heading_distance
+        ):
+            classes[i] = NEAR_GOOD
+
+    # Short blocks: by their good/bad neighbours; a good-bad gap is split at the near-good
+    # block closest to the bad side.
+    new: dict[int, str] = {}
+    for i, c in enumerate(classes):
+        if c != SHORT:
+            continue
+        prev = _neighbour(classes, i, -1, True)
+        nxt = _neighbour(classes, i, 1, True)
+        if prev == GOOD and nxt == GOOD:
+            new[i] = GOOD
+        elif prev == BAD and nxt == BAD:
+            new[i] = BAD
+        elif (prev == BAD and _neighbour(classes, i, -1, False) == NEAR_GOOD) or (
+            nxt == BAD and _neighbour(classes, i, 1, False) == NEAR_GOOD
+        ):
+            new[i] = GOOD
+        else:
+            new[i] = BAD
+    for i, c in new.items():
+        classes[i] = c
+
+    # Near-good blocks: bad only between two bad blocks.
+    for i, c in enumerate(classes):
+        if c != NEAR_GOOD:
+            continue
+        prev = _neighbour(classes, i, -1, True)
+        nxt = _neighbour(classes, i, 1, True)
+        classes[i] = BAD if (prev == BAD and nxt == BAD) else GOOD
+
+    # Heading post-processing (not iterative): non-bad headings before good text are good.
+    for i in range(len(blocks)):
+        if (headings[i] and classes[i] == BAD and cf_classes[i] != BAD
+                and _precedes_good(blocks, classes, i, max_heading_distance)):
+            classes[i] = GOOD
+    return classes
+
+
+def choose_language(doc: Document, blocks: list[TextBlock], language: str | None) -> str:
+    """The jusText stoplist name to use.
+
+    An explicit ``language`` wins. Otherwise the page's declared language (``<html
+    lang>`` or a Content-Language meta) when a stoplist exists for it; otherwise the
+    stoplist with the highest stopword density over the page's words; English when
+    the page has no words.
+    """
+    if language is not None:
+        resolved = languages.resolve(language)
+        if resolved is not None:
+            return resolved
+    declared = languages.declared_language(doc.declared_language)
+    if declared is not None:
+        return declared
+    words: list[str] = []
+    for b in blocks:
+        words.extend(b.text.split())
+    guessed, _ = languages.guess(words)
+    return guessed or "English"
+
+
+class JustextExtractor(Extractor):
+    """jusText as an extractor: blocks carry ``class``, ``context_free_class``, ``heading``."""
+
+    name = "justext"
+    params = PARAMS
+
+    def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        checked = super().validate(params)
+        if checked["length_low"] > checked["length_high"]:
+            raise InvalidParameter(
+                f"parameter 'length_low' ({checked['length_low']}) must not exceed "
+                f"'length_high' ({checked['length_high']})", "length_low")
+        if checked["stopwords_low"] > checked["stopwords_high"]:
+            raise InvalidParameter(
+                f"parameter 'stopwords_low' ({checked['stopwords_low']}) must not exceed "
+                f"'stopwords_high' ({checked['stopwords_high']})", "stopwords_low")
+        if checked["language"] is not None:
+            languages.resolve(checked["language"])  # raises InvalidParameter when unknown
+        return checked
+
+    def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
+        blocks = doc.justext_blocks()
+        language = choose_language(doc, blocks, params["language"])
+        stopwords_low, stopwords_high = params["stopwords_low"], params["stopwords_high"]
+        if language == languages.INDEPENDENT:
+            stoplist: frozenset[str] = frozenset()
+            stopwords_low = stopwords_high = 0.0
+        else:
+            stoplist = languages.stoplist(language)
+        cf, headings = classify_context_free(
+            blocks, stoplist, params["length_low"], params["length_high"], stopwords_low,
+            stopwords_high, params["max_link_density"], params["no_headings"],
+        )
+        final = classify_context_sensitive(blocks, cf, headings, params["max_heading_distance"])
+        out = [
+            Block(
+                text=b.text, xpath=b.xpath, tag=b.tag,
+                label=CONTENT if c == GOOD else BOILERPLATE,
+                tag_path=b.tag_path, link_density=b.link_density, index=b.index, start=b.start,
+                fields={"class": c, "context_free_class": f, "heading": h},
+            )
+            for b, c, f, h in zip(blocks, final, cf, headings)
+        ]
+        iso = languages.iso_code(language) if language != languages.INDEPENDENT else None
+        return Extraction.from_blocks(
+            out, self.name, dict(params), language=iso or language,
+            extra={"stoplist": language},
+        )

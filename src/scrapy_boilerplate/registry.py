@@ -1,0 +1,102 @@
+"""The extractor registry: built-in methods plus third-party ones found through entry points.
+
+A third party registers an extractor either at run time with :func:`register`
+or in its packaging metadata::
+
+    [project.entry-points."scrapy_boilerplate.extractors"]
+    mymethod = "mypackage.module:MyExtractor"
+
+An extractor is a subclass of :class:`Extractor`: a ``name``, a ``params``
+spec (a tuple of :class:`~scrapy_boilerplate._params.Param`) and an
+``extract(doc, params)`` method returning an
+:class:`~scrapy_boilerplate.result.Extraction`. One instance is made per
+process and reused (models load once).
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ._params import Param, validate
+from .errors import UnknownExtractor
+
+if TYPE_CHECKING:
+    from .document import Document
+    from .result import Extraction
+
+ENTRY_POINT_GROUP = "scrapy_boilerplate.extractors"
+
+_BUILTIN: dict[str, str] = {
+    "justext": "scrapy_boilerplate.extractors.justext:JustextExtractor",
+    "cnr": "scrapy_boilerplate.extractors.cnr:CNRExtractor",
+}
+
+
+class Extractor:
+    """Base class of every method: declare ``name`` and ``params``, implement ``extract``."""
+
+    name: ClassVar[str] = ""
+    params: ClassVar[tuple[Param, ...]] = ()
+
+    def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        """All parameters with defaults filled in; raises InvalidParameter on a bad one."""
+        return validate(self.params, params, self.name)
+
+    def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
+        """Label the blocks of ``doc`` with already validated ``params``."""
+        raise NotImplementedError
+
+
+_classes: dict[str, type[Extractor] | str] = dict(_BUILTIN)
+_instances: dict[str, Extractor] = {}
+_lock = threading.Lock()
+_entry_points_loaded = False
+
+
+def register(name: str, extractor: type[Extractor] | str) -> None:
+    """Register ``extractor`` (a class or a ``"module:Class"`` path) under ``name``."""
+    with _lock:
+        _classes[name] = extractor
+        _instances.pop(name, None)
+
+
+def _load_entry_points() -> None:
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        _classes.setdefault(ep.name, ep.value)
+    _entry_points_loaded = True
+
+
+def available() -> list[str]:
+    """Names of every registered extractor, built-in and from entry points."""
+    with _lock:
+        _load_entry_points()
+        return sorted(_classes)
+
+
+def _import(path: str) -> type[Extractor]:
+    from importlib import import_module
+
+    module, _, attr = path.partition(":")
+    return getattr(import_module(module), attr)
+
+
+def get(name: str) -> Extractor:
+    """The process-wide instance of the extractor called ``name``."""
+    inst = _instances.get(name)
+    if inst is not None:
+        return inst
+    with _lock:
+        if name not in _classes:
+            _load_entry_points()
+        target = _classes.get(name)
+        if target is None:
+            raise UnknownExtractor(name, list(_classes))
+        if name not in _instances:
+            cls = _import(target) if isinstance(target, str) else target
+            _instances[name] = cls()
+        return _instances[name]

@@ -1,0 +1,184 @@
+"""Extraction and Block: the one result type every method returns."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+CONTENT = "content"
+BOILERPLATE = "boilerplate"
+LABELS = (CONTENT, BOILERPLATE)
+
+_HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+
+
+def to_jsonable(value: Any) -> Any:
+    """Turn numpy scalars/arrays, tuples and sets into plain JSON types (items must be plain)."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [to_jsonable(v) for v in value]
+    if hasattr(value, "tolist"):  # numpy scalar or array
+        return to_jsonable(value.tolist())
+    return str(value)
+
+
+@dataclass
+class Block:
+    """One segment of a page with its label.
+
+    ``fields`` holds the method's own per-block values (jusText's ``class``,
+    CNR's ``cnr``, ...); they are flattened into :meth:`to_dict`.
+    """
+
+    text: str
+    xpath: str
+    tag: str
+    label: str = BOILERPLATE
+    tag_path: str = ""
+    link_density: float = 0.0
+    index: int = 0
+    start: int = 0  # character offset of the block in the page's block text
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_content(self) -> bool:
+        return self.label == CONTENT
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "text": self.text,
+            "xpath": self.xpath,
+            "tag": self.tag,
+            "label": self.label,
+            "tag_path": self.tag_path,
+            "link_density": round(float(self.link_density), 6),
+            "index": self.index,
+            "start": self.start,
+        }
+        for key, value in self.fields.items():
+            out[key] = to_jsonable(value)
+        return out
+
+
+@dataclass
+class Extraction:
+    """What an extractor found on one page.
+
+    ``reason`` is ``None`` when the page was processed; otherwise it states
+    why nothing could be extracted (``"empty"``, ``"binary"``, ``"not-html"``,
+    ``"too-large"``, ``"no-text"``, ...), and ``main_text`` is empty.
+    """
+
+    main_text: str
+    blocks: list[Block]
+    extractor: str
+    params: dict[str, Any] = field(default_factory=dict)
+    language: str | None = None
+    reason: str | None = None
+    encoding: str | None = None
+    url: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_blocks(
+        cls,
+        blocks: list[Block],
+        extractor: str,
+        params: dict[str, Any],
+        **kwargs: Any,
+    ) -> Extraction:
+        """Build an Extraction whose main text is the content blocks in page order."""
+        text = "\n\n".join(b.text for b in blocks if b.label == CONTENT and b.text)
+        reason = kwargs.pop("reason", None)
+        if reason is None and not blocks:
+            reason = "no-text"
+        return cls(
+            main_text=text, blocks=blocks, extractor=extractor, params=params,
+            reason=reason, **kwargs,
+        )
+
+    @classmethod
+    def failed(cls, reason: str, extractor: str, params: dict[str, Any] | None = None,
+               **kwargs: Any) -> Extraction:
+        """An empty result that says why nothing was extracted."""
+        return cls(main_text="", blocks=[], extractor=extractor, params=dict(params or {}),
+                   reason=reason, **kwargs)
+
+    @property
+    def ok(self) -> bool:
+        return self.reason is None
+
+    @property
+    def content_blocks(self) -> list[Block]:
+        return [b for b in self.blocks if b.label == CONTENT]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON types only (no numpy scalars): safe to put in an item."""
+        return {
+            "main_text": self.main_text,
+            "blocks": [b.to_dict() for b in self.blocks],
+            "extractor": self.extractor,
+            "params": to_jsonable(self.params),
+            "language": self.language,
+            "reason": self.reason,
+            "encoding": self.encoding,
+            "url": self.url,
+            **{k: to_jsonable(v) for k, v in self.extra.items()},
+        }
+
+    def to_markdown(self) -> str:
+        """Content blocks as Markdown, keeping headings, list items, tables and code."""
+        out: list[str] = []
+        row: list[str] = []
+        row_key: str | None = None
+        table_rows = 0
+
+        def flush_row() -> None:
+            nonlocal row, row_key, table_rows
+            if row:
+                out.append("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |")
+                if table_rows == 0:
+                    out.append("|" + " --- |" * len(row))
+                table_rows += 1
+            row, row_key = [], None
+
+        prev_kind = None
+        for block in self.content_blocks:
+            tag = block.tag
+            text = block.text.strip()
+            if not text:
+                continue
+            if tag in ("td", "th"):
+                key = block.xpath.rsplit("/", 1)[0]
+                if key != row_key:
+                    flush_row()
+                    row_key = key
+                row.append(" ".join(text.split()))
+                prev_kind = "table"
+                continue
+            flush_row()
+            if prev_kind == "table":
+                table_rows = 0
+                out.append("")
+            if tag in _HEADING_TAGS:
+                kind, line = "h", "#" * _HEADING_TAGS[tag] + " " + " ".join(text.split())
+            elif tag in ("li", "dd", "dt"):
+                kind, line = "li", "- " + " ".join(text.split())
+            elif tag == "pre":
+                kind, line = "pre", "```\n" + block.text + "\n```"
+            elif tag == "blockquote":
+                kind, line = "p", "> " + text.replace("\n", "\n> ")
+            else:
+                kind, line = "p", text
+            if out and not (kind == "li" and prev_kind == "li"):
+                out.append("")
+            out.append(line)
+            prev_kind = kind
+        flush_row()
+        return "\n".join(out).strip() + ("\n" if out else "")
