@@ -64,6 +64,8 @@ def extract(
         return Extraction.failed(exc.reason, extractor, checked, url=url,
                                  extra={"detail": exc.detail})
     result = method.extract(doc, checked)
+    if result.reason == "no-text":
+        result.reason = doc.empty_reason()
     if result.url is None:
         result.url = doc.url if doc.url is not None else url
     if result.encoding is None:

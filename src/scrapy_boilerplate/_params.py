@@ -55,7 +55,7 @@ class Param:
                         value = False
                     else:
                         raise ValueError(value)
-                elif not isinstance(value, (bool, int)):
+                elif not isinstance(value, (bool, int)) or value not in (0, 1):
                     raise ValueError(value)
                 value = bool(value)
             elif self.type is int:
@@ -68,9 +68,8 @@ class Param:
                 value = float(value)
                 if value != value:  # NaN
                     raise ValueError(value)
-            elif self.type is str:
-                if not isinstance(value, str):
-                    raise ValueError(value)
+            elif self.type is str and not isinstance(value, str):
+                raise ValueError(value)
         except (TypeError, ValueError):
             raise self._error(value) from None
         if self.choices is not None and value not in self.choices:

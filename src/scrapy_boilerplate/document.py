@@ -9,13 +9,13 @@ collected once into a set and every walk skips them. Walks are iterative
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import lxml.etree as etree
-import lxml.html
-from w3lib.encoding import html_body_declared_encoding, html_to_unicode, read_bom, resolve_encoding
+from w3lib.encoding import html_to_unicode, read_bom, resolve_encoding
 
 from .errors import UnsupportedInput
 
@@ -25,6 +25,13 @@ REMOVED_TAGS = frozenset({
     "applet", "svg", "math", "canvas", "video", "audio", "map", "button", "input",
     "textarea", "datalist", "dialog",
 })
+
+#: jusText 3.0.2's own pre-processing (lxml Cleaner): these subtrees are dropped ...
+JUSTEXT_REFERENCE_REMOVED = frozenset({
+    "head", "script", "style", "applet", "button", "input", "select", "textarea", "base",
+})
+#: ... and these tags are unwrapped (their content stays, the tag is gone).
+JUSTEXT_REFERENCE_UNWRAPPED = frozenset({"form", "iframe", "embed", "layer", "object", "param"})
 
 #: jusText's block-level tags (the paper's list, plus ``body`` as the reference does).
 JUSTEXT_BLOCK_TAGS = frozenset({
@@ -37,33 +44,31 @@ JUSTEXT_BLOCK_TAGS = frozenset({
 MAX_SIZE_DEFAULT = 64 * 1024 * 1024
 
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-_WS = re.compile(r"\s+")
+_WS_NEWLINE = re.compile(r"\s*[\r\n]\s*")
+_WS_INLINE = re.compile(r"[^\S\r\n]+")
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
-_XML_ROOT = re.compile(r"^\s*(?:<\?xml[^>]*\?>\s*)(?:<!--.*?-->\s*|<\?.*?\?>\s*)*<([A-Za-z][\w:.-]*)",
-                       re.S)
+_XML_ROOT = re.compile(
+    r"^\s*(?:<\?xml[^>]*\?>\s*)(?:<!--.*?-->\s*|<\?.*?\?>\s*)*<([A-Za-z][\w:.-]*)", re.S
+)
 _BINARY_MAGIC = (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"%PDF", b"PK\x03\x04", b"\x1f\x8b",
                  b"RIFF", b"\x00\x00\x01\x00", b"OggS", b"ID3", b"BM")
-_HEADING = re.compile(r"^h[1-6]$")
+_HEADING_IN_PATH = re.compile(r"\bh\d\b")  # jusText's test on the dotted tag path
 
 
 def normalize_whitespace(text: str) -> str:
     """Collapse whitespace runs: to ``"\\n"`` if the run holds a line break, else to a space.
 
-    This is jusText's rule, kept so its block lengths match the reference.
+    This is jusText's rule, kept so its block lengths match the reference. Two C-level
+    substitutions (runs around a line break first) do what a per-match callback would.
     """
-    return _WS.sub(_ws_repl, text)
-
-
-def _ws_repl(match: re.Match[str]) -> str:
-    s = match.group()
-    return "\n" if ("\n" in s or "\r" in s) else " "
+    return _WS_INLINE.sub(" ", _WS_NEWLINE.sub("\n", text))
 
 
 def _is_blank(text: str | None) -> bool:
     return not text or text.isspace()
 
 
-@dataclass
+@dataclass(slots=True)
 class TextBlock:
     """A segment of the page: its text and where it sits.
 
@@ -85,13 +90,15 @@ class TextBlock:
 
     @property
     def link_density(self) -> float:
+        """Share of the block's characters inside links (at most 1: jusText counts a link's
+        whitespace before the block text is stripped)."""
         n = len(self.text)
-        return self.link_chars / n if n else 0.0
+        return min(1.0, self.link_chars / n) if n else 0.0
 
     @property
     def is_heading(self) -> bool:
         """True when the block lies inside an ``<h1>``..``<h6>`` (jusText's test on its path)."""
-        return any(_HEADING.match(t) for t in self.tag_path.split("."))
+        return _HEADING_IN_PATH.search(self.tag_path) is not None
 
 
 class Document:
@@ -114,6 +121,7 @@ class Document:
         self.encoding = encoding
         self.declared_language = declared_language
         self._removed: set[Any] | None = None
+        self.warnings: list[str] = []
         self._cache: dict[str, Any] = {}
 
     # -- cleaning ---------------------------------------------------------------------------
@@ -132,6 +140,14 @@ class Document:
         body = self.root.find("body")
         return body if body is not None else self.root
 
+    def empty_reason(self) -> str:
+        """Why the page gave no text blocks: ``frameset``, ``too-deep`` or ``no-text``."""
+        if "too-deep" in self.warnings:
+            return "too-deep"
+        if self.root.find(".//frameset") is not None:
+            return "frameset"
+        return "no-text"
+
     def cached(self, key: str, factory: Any) -> Any:
         """Memoise a per-document computation (segmentations, features) under ``key``."""
         if key not in self._cache:
@@ -139,9 +155,18 @@ class Document:
         return self._cache[key]
 
     # -- segmentations ------------------------------------------------------------------------
-    def justext_blocks(self) -> list[TextBlock]:
-        """jusText's block-level segmentation (paper, "segmentation"), computed once."""
-        return self.cached("justext_blocks", lambda: _justext_segment(self))
+    def justext_blocks(self, cleaning: str = "default") -> list[TextBlock]:
+        """jusText's block-level segmentation (paper, "segmentation"), computed once.
+
+        ``cleaning="default"`` skips what every method skips (:attr:`removed`);
+        ``cleaning="reference"`` cleans as jusText 3.0.2 does (it keeps hidden elements
+        and ``noscript``, and unwraps ``form``), for exact comparison with it.
+        """
+        if cleaning == "reference":
+            return self.cached("justext_blocks_reference", lambda: _justext_segment(
+                self, set(self.root.iter(*JUSTEXT_REFERENCE_REMOVED)),
+                JUSTEXT_REFERENCE_UNWRAPPED))
+        return self.cached("justext_blocks", lambda: _justext_segment(self, self.removed))
 
     def leaf_blocks(self) -> list[TextBlock]:
         """DOM-leaf text blocks (Web2Text 3.2): one block per non-blank text node, in order."""
@@ -225,21 +250,32 @@ def parse(
     if m and m.group(1).lower().split(":")[-1] != "html":
         raise UnsupportedInput("not-html", f"XML document with root <{m.group(1)}>")
     text = _XML_DECL.sub("", text, count=1)
+    parser = _parser()
     try:
-        root = lxml.html.document_fromstring(text, parser=_parser())
-    except (etree.ParserError, ValueError) as exc:
+        root = etree.fromstring(text, parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:
         raise UnsupportedInput("parse-error", str(exc)) from None
-    return Document(root, url=url, encoding=encoding, declared_language=_lang(root))
+    if root is None:
+        raise UnsupportedInput("empty", "no element in the page")
+    doc = Document(root, url=url, encoding=encoding, declared_language=_lang(root))
+    if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
+        doc.warnings.append("too-deep")  # libxml2 stops at 256 levels and drops the rest
+    return doc
 
 
-_PARSER: Any = None
+_LOCAL = threading.local()
 
 
 def _parser() -> Any:
-    global _PARSER
-    if _PARSER is None:
-        _PARSER = lxml.html.HTMLParser(remove_blank_text=False, remove_comments=False)
-    return _PARSER
+    """One parser per thread: lxml parsers must not be shared by concurrent threads.
+
+    A plain ``etree.HTMLParser``: ``lxml.html``'s element classes cost a Python call per
+    element proxy, and nothing here needs their extra methods.
+    """
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = etree.HTMLParser(remove_blank_text=False, remove_comments=False)
+    return parser
 
 
 def _tree_root(obj: Any) -> Any:
@@ -274,21 +310,30 @@ def _looks_binary(data: bytes) -> bool:
 
 
 def _decode(data: bytes, encoding: str | None) -> tuple[str, str]:
-    """Decode like Scrapy (w3lib.html_to_unicode); fall back when the declaration is wrong."""
+    """Decode like Scrapy (``w3lib.encoding.html_to_unicode``: BOM, declared, meta, UTF-8).
+
+    Departure, for wrongly declared pages: when the bytes are valid UTF-8 with non-ASCII
+    characters, UTF-8 wins over a different declaration (multi-byte UTF-8 sequences do
+    not occur by chance in legacy encodings); when the declared decoding yields U+FFFD
+    replacement characters, the decoding with fewest of them (UTF-8, cp1252) wins.
+    """
     content_type = f"text/html; charset={encoding}" if encoding else None
     enc, text = html_to_unicode(content_type, data)
-    if "\ufffd" in text and read_bom(data)[0] is None:
-        declared = encoding or html_body_declared_encoding(data)
+    if read_bom(data)[0] is not None:
+        return enc, text
+    if resolve_encoding(enc) != "utf-8" and not data.isascii():
+        try:
+            return "utf-8", data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    if "\ufffd" in text:
         best = (text.count("\ufffd"), enc, text)
-        for candidate in ("utf-8", "cp1252"):
-            if declared and resolve_encoding(declared) == resolve_encoding(candidate):
-                continue
-            try:
-                alt = data.decode(candidate)
-            except UnicodeDecodeError:
-                continue
+        try:
+            alt = data.decode("cp1252")
             if alt.count("\ufffd") < best[0]:
-                best = (alt.count("\ufffd"), candidate, alt)
+                best = (alt.count("\ufffd"), "cp1252", alt)
+        except UnicodeDecodeError:
+            pass
         _, enc, text = best
     return enc, text
 
@@ -314,15 +359,17 @@ def _lang(root: Any) -> str | None:
 
 def _find_removed(root: Any) -> set[Any]:
     """Elements to skip: REMOVED_TAGS, ``hidden`` elements and inline-hidden styles."""
-    removed = set()
-    for el in root.iter(*REMOVED_TAGS):
-        removed.add(el)
-    for el in root.xpath("//*[@hidden] | //*[@style]"):
-        if el.get("hidden") is not None or _HIDDEN_STYLE.search(el.get("style", "")):
-            removed.add(el)
-    for el in root.xpath("//*[@type='hidden']"):
-        removed.add(el)
+    removed = set(root.iter(*REMOVED_TAGS))
+    for attr in _HIDDEN_ATTRS(root):  # attribute values: no element proxy unless it matches
+        name = attr.attrname
+        if (name == "hidden" or (name == "type" and attr.strip().lower() == "hidden")
+                or (name == "style" and _HIDDEN_STYLE.search(attr))):
+            removed.add(attr.getparent())
     return removed
+
+
+# Selecting attributes is several times faster in libxml2 than testing every element.
+_HIDDEN_ATTRS = etree.XPath("//@style | //@hidden | //@type")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,22 +377,53 @@ def _find_removed(root: Any) -> set[Any]:
 
 
 class _PathNode:
-    """A persistent linked path, so a block can keep its tag path without copying a list."""
+    """A persistent linked path: a block keeps its tag path and XPath without copying a list.
 
-    __slots__ = ("children", "element", "parent", "tag")
+    ``position`` is the element's 1-based index among its parent's children of the same
+    tag (removed ones included), so :meth:`xpath` names the element in the real tree in
+    O(depth), where ``tree.getpath`` would scan every sibling (quadratic on flat pages).
+    """
 
-    def __init__(self, tag: str, parent: _PathNode | None, element: Any) -> None:
+    __slots__ = ("_dotted", "_xpath", "counts", "element", "parent", "position", "tag",
+                 "unwrapped")
+
+    def __init__(self, tag: str, parent: _PathNode | None, element: Any, position: int,
+                 unwrapped: bool = False) -> None:
         self.tag = tag
         self.parent = parent
         self.element = element
+        self.position = position
+        self.unwrapped = unwrapped  # left out of the dotted tag path (reference cleaning)
+        self.counts: dict[str, int] = {}
+        self._xpath: str | None = None
+        self._dotted: str | None = None
+
+    def child_position(self, tag: str) -> int:
+        n = self.counts.get(tag, 0) + 1
+        self.counts[tag] = n
+        return n
 
     def dotted(self) -> str:
-        tags = []
-        node: _PathNode | None = self
-        while node is not None:
-            tags.append(node.tag)
-            node = node.parent
-        return ".".join(reversed(tags))
+        """Tags from the root, dot-separated (jusText's ``dom_path``); cached per node."""
+        if self._dotted is None:
+            parent = self.parent.dotted() if self.parent is not None else ""
+            if self.unwrapped:
+                self._dotted = parent
+            else:
+                self._dotted = f"{parent}.{self.tag}" if parent else self.tag
+        return self._dotted
+
+    def xpath(self) -> str:
+        """An XPath naming this element in the tree (every step indexed); cached per node."""
+        if self._xpath is None:
+            parent = self.parent.xpath() if self.parent is not None else ""
+            self._xpath = f"{parent}/{self.tag}[{self.position}]"
+        return self._xpath
+
+
+def _element_tag(el: Any) -> str:
+    tag = el.tag
+    return tag.lower() if isinstance(tag, str) else ""
 
 
 class _Para:
@@ -358,10 +436,10 @@ class _Para:
         self.tags_count = 0
 
 
-def _justext_segment(doc: Document) -> list[TextBlock]:
-    removed = doc.removed
+def _justext_segment(
+    doc: Document, removed: set[Any], unwrapped: frozenset[str] = frozenset()
+) -> list[TextBlock]:
     blocks: list[TextBlock] = []
-    getpath = doc.tree.getpath
     block_tags = JUSTEXT_BLOCK_TAGS
     path: _PathNode | None = None
     para = _Para(None)
@@ -374,41 +452,53 @@ def _justext_segment(doc: Document) -> list[TextBlock]:
         if not p.chunks:
             return
         text = normalize_whitespace("".join(p.chunks).strip())
+        if not text:  # e.g. a lone <br>: the reference drops paragraphs without text
+            return
         node = p.path
         el = node.element if node is not None else doc.root
         blocks.append(TextBlock(
             text=text, element=el, tag=node.tag if node is not None else "",
-            xpath=getpath(el), tag_path=node.dotted() if node is not None else "",
+            xpath=node.xpath() if node is not None else "/",
+            tag_path=node.dotted() if node is not None else "",
             link_chars=p.link_chars, index=len(blocks), start=offset, tags_count=p.tags_count,
         ))
         offset += len(text) + 2
 
-    def characters(content: str | None) -> None:
+    def characters(content: str) -> None:
+        # Raw chunks: close() normalises the joined text, which gives the same result as
+        # the reference's per-chunk normalisation; only link characters need it per chunk.
         nonlocal br
-        if not content or content.isspace():
-            return
-        chunk = normalize_whitespace(content)
-        para.chunks.append(chunk)
+        para.chunks.append(content)
         if link:
-            para.link_chars += len(chunk)
+            para.link_chars += len(normalize_whitespace(content))
         br = False
 
+    root_counts: dict[str, int] = {}
     walker = etree.iterwalk(doc.root, events=("start", "end", "comment", "pi"))
     for event, el in walker:
         if event == "start":
+            tag = el.tag.lower()
+            counts = path.counts if path is not None else root_counts
+            position = counts[tag] = counts.get(tag, 0) + 1
             if el in removed:
                 walker.skip_subtree()
                 continue
-            tag = el.tag
-            if not isinstance(tag, str):
+            text = el.text
+            if tag in unwrapped:
+                path = _PathNode(tag, path, el, position, unwrapped=True)
+                if text and not text.isspace():
+                    characters(text)
                 continue
-            tag = tag.lower()
-            path = _PathNode(tag, path, el)
+            path = _PathNode(tag, path, el, position)
             if tag in block_tags or (tag == "br" and br):
-                if tag == "br":
-                    para.tags_count -= 1  # <br><br> separates blocks; it is not a tag of one
-                close(para)
-                para = _Para(path)
+                if para.chunks:
+                    if tag == "br":
+                        para.tags_count -= 1  # <br><br> separates blocks, not a tag of one
+                    close(para)
+                    para = _Para(path)
+                else:  # nothing to keep: reuse the empty paragraph
+                    para.path = path
+                    para.tags_count = 0
             else:
                 br = tag == "br"
                 if br:
@@ -416,19 +506,25 @@ def _justext_segment(doc: Document) -> list[TextBlock]:
                 elif tag == "a":
                     link = True
                 para.tags_count += 1
-            characters(el.text)
-        elif event == "end":
-            if el not in removed:
-                tag = el.tag.lower() if isinstance(el.tag, str) else ""
-                path = path.parent if path is not None else None
-                if tag in block_tags:
+            if text and not text.isspace():
+                characters(text)
+            continue
+        if event == "end" and path is not None and path.element is el:  # not a removed one
+            tag = path.tag
+            unwrapped_end = path.unwrapped
+            path = path.parent
+            if not unwrapped_end and tag in block_tags:
+                if para.chunks:
                     close(para)
                     para = _Para(path)
-                if tag == "a":
-                    link = False
-            characters(el.tail)
-        else:  # comment / processing instruction: only its tail is text
-            characters(el.tail)
+                else:
+                    para.path = path
+                    para.tags_count = 0
+            if tag == "a":
+                link = False
+        tail = el.tail  # comments, PIs and removed elements: only the tail is text
+        if tail and not tail.isspace():
+            characters(tail)
     close(para)
     return blocks
 
@@ -465,20 +561,19 @@ class CNode:
 
 def _leaf_segment(doc: Document) -> list[TextBlock]:
     removed = doc.removed
-    getpath = doc.tree.getpath
     blocks: list[TextBlock] = []
-    stack: list[str] = []
+    path: _PathNode | None = None
     in_link = 0
     offset = 0
 
-    def add(el: Any, raw: str | None) -> None:
+    def add(node: _PathNode | None, raw: str | None) -> None:
         nonlocal offset
-        if not raw or raw.isspace():
+        if node is None or not raw or raw.isspace():
             return
         text = " ".join(raw.split())
         blocks.append(TextBlock(
-            text=text, element=el, tag=stack[-1] if stack else "", xpath=getpath(el),
-            tag_path=".".join(stack), link_chars=len(text) if in_link else 0,
+            text=text, element=node.element, tag=node.tag, xpath=node.xpath(),
+            tag_path=node.dotted(), link_chars=len(text) if in_link else 0,
             index=len(blocks), start=offset,
         ))
         offset += len(text) + 1
@@ -486,26 +581,21 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
     walker = etree.iterwalk(doc.root, events=("start", "end", "comment", "pi"))
     for event, el in walker:
         if event == "start":
+            tag = _element_tag(el)
+            position = path.child_position(tag) if path is not None else 1
             if el in removed:
                 walker.skip_subtree()
                 continue
-            tag = el.tag
-            if not isinstance(tag, str):
-                continue
-            tag = tag.lower()
-            stack.append(tag)
+            path = _PathNode(tag, path, el, position)
             if tag == "a":
                 in_link += 1
-            add(el, el.text)
-        else:
-            tag = el.tag.lower() if isinstance(el.tag, str) else ""
-            if event == "end" and el not in removed:
-                stack.pop()
-                if tag == "a":
-                    in_link -= 1
-            parent = el.getparent()
-            if parent is not None:
-                add(parent, el.tail)
+            add(path, el.text)
+            continue
+        if event == "end" and el not in removed:
+            if path is not None and path.tag == "a":
+                in_link -= 1
+            path = path.parent if path is not None else None
+        add(path, el.tail)
     return blocks
 
 

@@ -28,7 +28,7 @@ def to_jsonable(value: Any) -> Any:
     return str(value)
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
     """One segment of a page with its label.
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..._params import Param
 from ...document import Document, TextBlock
 from ...errors import InvalidParameter
 from ...registry import Extractor
 from ...result import BOILERPLATE, CONTENT, Block, Extraction
-from ..._params import Param
 from . import languages
 
 GOOD, BAD, SHORT, NEAR_GOOD = "good", "bad", "short", "near-good"
@@ -33,6 +33,9 @@ PARAMS = (
     Param("max_heading_distance", int, 200,
           "characters between a heading and the good block it may introduce", 0),
     Param("no_headings", bool, False, "treat headings like any other block"),
+    Param("reference_compat", bool, False,
+          "reproduce jusText 3.0.2 where it departs from the algorithm description: its "
+          "heading pre-processing never fires, and its cleaning keeps hidden elements"),
     Param("language", str, None,
           "stoplist: ISO 639-1 code or jusText name; None detects it; 'none' is "
           "language-independent mode", nullable=True),
@@ -58,7 +61,7 @@ def classify_context_free(
         words = text.lower().split()
         n_words = len(words)
         stopword_density = (
-            sum(1 for w in words if w in stoplist) / n_words if n_words and stoplist else 0.0
+            sum(map(stoplist.__contains__, words)) / n_words if n_words and stoplist else 0.0
         )
         link_density = block.link_chars / length if length else 0.0
         headings.append(not no_headings and block.is_heading)
@@ -86,7 +89,7 @@ def _neighbour(classes: list[str], i: int, step: int, ignore_near_good: bool) ->
     n = len(classes)
     while 0 <= i < n:
         c = classes[i]
-        if c == GOOD or c == BAD or (c == NEAR_GOOD and not ignore_near_good):
+        if c in (GOOD, BAD) or (c == NEAR_GOOD and not ignore_near_good):
             return c
         i += step
     return BAD
@@ -111,12 +114,14 @@ def classify_context_sensitive(
     cf_classes: list[str],
     headings: list[bool],
     max_heading_distance: int = 200,
+    heading_preprocessing: bool = True,
 ) -> list[str]:
     """Final classes (good / bad): heading pre-processing, short and near-good revision,
     heading post-processing, in the paper's order."""
     classes = list(cf_classes)
     # Heading pre-processing: short headings shortly before a good block become near-good.
-    for i in range(len(blocks)):
+    # jusText 3.0.2 looks ahead at classes it has not copied yet, so there it never fires.
+    for i in range(len(blocks) if heading_preprocessing else 0):
         if headings[i] and classes[i] == SHORT and _precedes_good(
             blocks, classes, i, max_heading_distance
         ):
@@ -202,7 +207,7 @@ class JustextExtractor(Extractor):
         return checked
 
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
-        blocks = doc.justext_blocks()
+        blocks = doc.justext_blocks("reference" if params["reference_compat"] else "default")
         language = choose_language(doc, blocks, params["language"])
         stopwords_low, stopwords_high = params["stopwords_low"], params["stopwords_high"]
         if language == languages.INDEPENDENT:
@@ -214,7 +219,10 @@ class JustextExtractor(Extractor):
             blocks, stoplist, params["length_low"], params["length_high"], stopwords_low,
             stopwords_high, params["max_link_density"], params["no_headings"],
         )
-        final = classify_context_sensitive(blocks, cf, headings, params["max_heading_distance"])
+        final = classify_context_sensitive(
+            blocks, cf, headings, params["max_heading_distance"],
+            heading_preprocessing=not params["reference_compat"],
+        )
         out = [
             Block(
                 text=b.text, xpath=b.xpath, tag=b.tag,
@@ -222,7 +230,7 @@ class JustextExtractor(Extractor):
                 tag_path=b.tag_path, link_density=b.link_density, index=b.index, start=b.start,
                 fields={"class": c, "context_free_class": f, "heading": h},
             )
-            for b, c, f, h in zip(blocks, final, cf, headings)
+            for b, c, f, h in zip(blocks, final, cf, headings, strict=True)
         ]
         iso = languages.iso_code(language) if language != languages.INDEPENDENT else None
         return Extraction.from_blocks(

@@ -1,0 +1,599 @@
+"""The ``scrapy-boilerplate`` command line (also ``python -m scrapy_boilerplate``).
+
+Sub-commands:
+
+- ``extract FILE|URL|-``: run one extractor on a page and print its main text, the
+  full result as JSON, Markdown, or an HTML view of the page with every block outlined;
+- ``list``: the registered extractors and their parameters;
+- ``bench``: the benchmark (:mod:`scrapy_boilerplate.benchmark.runner`).
+
+Every parameter of every registered extractor (built-in or third-party) becomes an
+option of ``extract`` (``length_low`` -> ``--length-low``); an option that does not
+belong to the chosen extractor is refused. ``--param NAME=VALUE`` reaches any
+parameter by name. See ``docs/cli.md`` for the whole reference and the exit codes.
+
+:func:`main` takes ``argv`` and returns the exit code, so it can be tested without
+a subprocess.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import importlib
+import inspect
+import json
+import os
+import re
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+from . import __version__, registry
+from ._params import Param
+from .errors import InvalidParameter, UnknownExtractor
+from .result import Extraction
+
+PROG = "scrapy-boilerplate"
+DEFAULT_EXTRACTOR = "justext"
+FORMATS = ("text", "json", "markdown", "html")
+URL_TIMEOUT = 30.0
+#: Bytes read from a URL at most (one more than the parser's default page limit).
+URL_MAX_BYTES = 64 * 1024 * 1024 + 1
+
+EXIT_OK = 0
+EXIT_NO_TEXT = 1
+EXIT_USAGE = 2
+EXIT_INPUT = 3
+EXIT_UNUSABLE = 4
+
+#: ``Extraction.reason`` values that mean "this input is not a usable HTML page" (exit 4).
+UNUSABLE_REASONS = frozenset({"empty", "binary", "not-html", "too-large", "parse-error"})
+
+_REASON_TEXT = {
+    "empty": "the input is empty",
+    "binary": "the input is binary, not text",
+    "not-html": "the input is not HTML",
+    "too-large": "the input is too large",
+    "parse-error": "the input could not be parsed as HTML",
+    "no-text": "the page has no text blocks",
+    "frameset": "the page is a frameset (its text lives in other documents)",
+    "too-deep": "the page is nested too deeply to be parsed whole",
+}
+
+#: Options of ``extract`` itself; a parameter with one of these names is reachable
+#: through ``--param`` only.
+_RESERVED = frozenset({
+    "help", "extractor", "param", "format", "output", "encoding", "url", "version",
+})
+
+_URL_RE = re.compile(r"^https?://", re.I)
+_NULL = "null"
+
+EXIT_CODES_HELP = """\
+exit codes:
+  0  success: main text found
+  1  the page gave no main text (the reason is noted on stderr; output still written)
+  2  usage error: bad option, unknown extractor, parameter out of range
+  3  input not found or unreadable, URL fetch failure, output not writable
+  4  input is not a usable HTML page (empty, binary, XML, too large, unparsable)
+"""
+
+
+class UsageError(Exception):
+    """A command-line mistake: reported on one line, exit code 2."""
+
+
+class InputError(Exception):
+    """The input (or the output file) cannot be read / written: exit code 3."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises :class:`UsageError` instead of printing and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameter options generated from the extractors' Param specs
+
+
+@dataclass
+class _Option:
+    """One generated ``--name`` option, shared by every extractor with that parameter."""
+
+    param: str
+    flag: str
+    owners: list[str] = field(default_factory=list)
+    specs: list[Param] = field(default_factory=list)
+
+    @property
+    def dest(self) -> str:
+        return "param__" + self.param
+
+    @property
+    def is_bool(self) -> bool:
+        """A flag (``--x`` or ``--x=true|false``) only if every owner declares a bool."""
+        return all(p.type is bool for p in self.specs)
+
+
+def option_flag(param_name: str) -> str:
+    """The option string of a parameter: ``length_low`` -> ``--length-low``."""
+    return "--" + param_name.replace("_", "-")
+
+
+def _class_params(name: str) -> tuple[Param, ...]:
+    """The Param spec of extractor ``name``, read from its class when possible.
+
+    Reading the class avoids instantiating every extractor (a model-based one may load
+    its model in ``__init__``) just to build ``--help``.
+    """
+    classes = getattr(registry, "_classes", None)
+    target = classes.get(name) if isinstance(classes, dict) else None
+    if isinstance(target, str):
+        module, _, attr = target.partition(":")
+        obj: Any = importlib.import_module(module)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        return tuple(obj.params)
+    if isinstance(target, type):
+        return tuple(getattr(target, "params", ()))
+    return tuple(registry.get(name).params)
+
+
+def load_specs() -> tuple[dict[str, tuple[Param, ...]], dict[str, str]]:
+    """Every registered extractor's parameters, and the ones that failed to load (why)."""
+    specs: dict[str, tuple[Param, ...]] = {}
+    failures: dict[str, str] = {}
+    for name in registry.available():
+        try:
+            specs[name] = _class_params(name)
+        except Exception as exc:  # a broken third-party extractor must not break the CLI
+            failures[name] = _one_line(f"{type(exc).__name__}: {exc}")
+    return specs, failures
+
+
+def _collect_options(specs: dict[str, tuple[Param, ...]]) -> dict[str, _Option]:
+    options: dict[str, _Option] = {}
+    for name in sorted(specs, key=lambda n: (n != DEFAULT_EXTRACTOR, n)):
+        for p in specs[name]:
+            if p.name in _RESERVED or not re.fullmatch(r"[A-Za-z][\w-]*", p.name):
+                continue
+            opt = options.setdefault(p.name, _Option(p.name, option_flag(p.name)))
+            opt.owners.append(name)
+            opt.specs.append(p)
+    return options
+
+
+def _metavar(p: Param) -> str:
+    if p.choices is not None:
+        return "{" + ",".join(str(c) for c in p.choices) + "}"
+    return {int: "N", float: "X", str: "TEXT"}.get(p.type, "VALUE")
+
+
+def _describe(p: Param) -> str:
+    """``default 70; an integer >= 0`` for help and ``list``."""
+    default = _NULL if p.default is None else p.default
+    if isinstance(default, bool):
+        default = str(default).lower()
+    return f"default {default}; {p.allowed()}"
+
+
+def _param_help(opt: _Option) -> str:
+    p = opt.specs[0]
+    text = p.help.rstrip(".") if p.help else opt.param
+    text = text.replace("%", "%%")
+    extra = f" [{', '.join(opt.owners)}]" if len(opt.owners) > 1 else ""
+    return f"{text} ({_describe(p).replace('%', '%%')}){extra}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Parser
+
+
+def build_parser(
+    specs: dict[str, tuple[Param, ...]] | None = None,
+) -> tuple[argparse.ArgumentParser, dict[str, _Option]]:
+    """The full parser, with one option per extractor parameter; and those options by name."""
+    if specs is None:
+        specs, _ = load_specs()
+    options = _collect_options(specs)
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(
+        prog=PROG,
+        description="Tell a page's main content from its boilerplate.",
+        epilog=EXIT_CODES_HELP + "\nSee docs/cli.md for the full reference.",
+        formatter_class=fmt,
+        allow_abbrev=False,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    ex = sub.add_parser(
+        "extract",
+        help="extract the main text of a page (file, URL or - for stdin)",
+        description=(
+            "Run an extractor on a page and write its main text (or the whole result).\n"
+            "Boolean parameters are flags: --no-headings sets true, --no-headings=false\n"
+            "sets false. '--PARAM null' sets a nullable parameter to null (its default\n"
+            "behaviour). Options of another extractor than the chosen one are refused."
+        ),
+        epilog=EXIT_CODES_HELP,
+        formatter_class=fmt,
+        allow_abbrev=False,
+    )
+    ex.add_argument("input", metavar="FILE|URL|-",
+                    help="an HTML file, an http(s):// URL (fetched), or - to read stdin")
+    ex.add_argument("-e", "--extractor", default=DEFAULT_EXTRACTOR, metavar="NAME",
+                    help=f"extraction method: {', '.join(sorted(specs)) or 'none found'} "
+                         f"(default: {DEFAULT_EXTRACTOR}; see '{PROG} list')")
+    ex.add_argument("-f", "--format", choices=FORMATS, default="text",
+                    help="text: the main text (default); json: the whole result; markdown: "
+                         "the content blocks as Markdown; html: the page with every block "
+                         "outlined (green content, red boilerplate), to open in a browser")
+    ex.add_argument("-o", "--output", metavar="FILE", default=None,
+                    help="write here instead of stdout (UTF-8)")
+    ex.add_argument("--encoding", default=None, metavar="NAME",
+                    help="the page's encoding when known (default: BOM, HTTP header, "
+                         "<meta charset>, then UTF-8)")
+    ex.add_argument("--url", default=None, metavar="URL",
+                    help="the page's URL, for a file or stdin (base of relative links)")
+    ex.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="set any parameter of the chosen extractor by name (repeatable); "
+                         "works for third-party extractors too")
+    groups: dict[str, Any] = {}
+    for opt in options.values():
+        owner = opt.owners[0]
+        group = groups.get(owner)
+        if group is None:
+            group = groups[owner] = ex.add_argument_group(f"{owner} parameters")
+        if opt.is_bool:
+            group.add_argument(opt.flag, dest=opt.dest, default=argparse.SUPPRESS,
+                               metavar="true|false", nargs="?", const="true",
+                               help=_param_help(opt))
+        else:
+            group.add_argument(opt.flag, dest=opt.dest, default=argparse.SUPPRESS,
+                               metavar=_metavar(opt.specs[0]), help=_param_help(opt))
+
+    ls = sub.add_parser("list", help="list the extractors and their parameters",
+                        description="List the registered extractors and their parameters.",
+                        allow_abbrev=False)
+    ls.add_argument("--json", action="store_true", help="machine-readable output")
+
+    sub.add_parser("bench", help="run the benchmark (see 'bench --help')", add_help=False,
+                   description="Run the benchmark; every argument goes to the runner.")
+    return parser, options
+
+
+def _rewrite_bool_flags(argv: list[str], options: dict[str, _Option]) -> list[str]:
+    """Turn a bare boolean flag into ``--flag=true`` so it never swallows the FILE argument."""
+    flags = {opt.flag for opt in options.values() if opt.is_bool}
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            out.extend(argv[i:])
+            break
+        out.append(arg + "=true" if arg in flags else arg)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _err(message: str, kind: str = "error") -> None:
+    print(f"{PROG}: {kind}: {_one_line(message)}", file=sys.stderr)
+
+
+def _param_value(p: Param | None, raw: str) -> Any:
+    """A command-line string as the extractor's validate() expects it (it coerces strings)."""
+    if p is None:
+        return raw
+    if p.nullable and raw.strip().lower() == _NULL:
+        return None
+    if p.type in (int, float, bool, str):
+        return raw
+    try:  # a third-party type (list, dict...): accept JSON, else give the string as is
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def _gather_params(
+    args: argparse.Namespace, options: dict[str, _Option], name: str, spec: Sequence[Param]
+) -> dict[str, Any]:
+    """The parameters given on the command line for extractor ``name`` (raises UsageError)."""
+    by_name = {p.name: p for p in spec}
+    given: dict[str, Any] = {}
+    for item in args.param:
+        key, sep, raw = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise UsageError(f"--param expects NAME=VALUE, got {item!r}")
+        if key in given:
+            raise UsageError(f"parameter {key!r} given twice")
+        given[key] = _param_value(by_name.get(key), raw)
+    for opt in options.values():
+        if not hasattr(args, opt.dest):
+            continue
+        if opt.param not in by_name:
+            raise UsageError(
+                f"option {opt.flag} does not apply to extractor {name!r} "
+                f"(it is a parameter of {', '.join(opt.owners)})"
+            )
+        if opt.param in given:
+            raise UsageError(f"parameter {opt.param!r} given twice ({opt.flag} and --param)")
+        given[opt.param] = _param_value(by_name[opt.param], getattr(args, opt.dest))
+    return given
+
+
+def _read_input(source: str) -> tuple[Any, str | None, str | None]:
+    """The page as bytes, with the URL it came from and its HTTP charset (for a URL)."""
+    if source == "-":
+        stdin = sys.stdin
+        if stdin is None:
+            raise InputError("no standard input to read")
+        buffer = getattr(stdin, "buffer", None)
+        try:
+            data = buffer.read() if buffer is not None else stdin.read()
+        except OSError as exc:
+            raise InputError(f"cannot read stdin: {exc}") from None
+        return data, None, None
+    if _URL_RE.match(source):
+        return _fetch(source)
+    path = Path(source)
+    try:
+        return path.read_bytes(), None, None
+    except FileNotFoundError:
+        raise InputError(f"file not found: {source}") from None
+    except IsADirectoryError:
+        raise InputError(f"is a directory, not a file: {source}") from None
+    except PermissionError:
+        raise InputError(f"permission denied: {source}") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {source}: {exc.strerror or exc}") from None
+
+
+def _fetch(url: str) -> tuple[bytes, str, str | None]:
+    """GET ``url`` (timeout 30 s); the body, the final URL and the charset of Content-Type."""
+    request = urllib.request.Request(url, headers={
+        "User-Agent": f"{PROG}/{__version__}",
+        "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
+    })
+    try:
+        with urllib.request.urlopen(request, timeout=URL_TIMEOUT) as response:
+            data = response.read(URL_MAX_BYTES)
+            charset = response.headers.get_content_charset()
+            final = response.geturl() or url
+    except urllib.error.HTTPError as exc:
+        raise InputError(f"cannot fetch {url}: HTTP {exc.code} {exc.reason}") from None
+    except urllib.error.URLError as exc:
+        raise InputError(f"cannot fetch {url}: {exc.reason}") from None
+    except (OSError, ValueError) as exc:  # timeouts, resets, malformed URLs
+        raise InputError(f"cannot fetch {url}: {exc or type(exc).__name__}") from None
+    return data, final, charset
+
+
+def render(result: Extraction, fmt: str, page: Any, url: str | None,
+           encoding: str | None) -> str:
+    """The output text of ``result`` in format ``fmt`` (``page`` is needed for ``html``)."""
+    if fmt == "json":
+        return json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n"
+    if fmt == "markdown":
+        return result.to_markdown()
+    if fmt == "html":
+        from ._htmlview import render_view
+
+        return render_view(page, result, url=url, encoding=encoding)
+    return result.main_text + "\n" if result.main_text else ""
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, AttributeError, ValueError):
+        pass
+
+
+def _write(text: str, output: str | None) -> None:
+    """Write ``text`` as UTF-8 to ``output`` (a path) or to stdout (None or ``-``)."""
+    data = text.encode("utf-8", "replace")
+    if output is None or output == "-":
+        out = sys.stdout
+        buffer = getattr(out, "buffer", None)
+        try:
+            if buffer is not None:
+                out.flush()
+                buffer.write(data)
+                buffer.flush()
+            else:
+                out.write(text)
+                out.flush()
+        except BrokenPipeError:  # `... | head`: the reader is gone, nothing left to do
+            _silence_stdout()
+        return
+    try:
+        Path(output).write_bytes(data)
+    except OSError as exc:
+        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def _reason_text(result: Extraction) -> str:
+    """``binary: not text (...)``: the reason, then the detail or a plain-words gloss."""
+    reason = result.reason or ""
+    detail = result.extra.get("detail") if isinstance(result.extra, dict) else None
+    text = str(detail) if detail else _REASON_TEXT.get(reason, "")
+    return f"{reason}: {text}" if text else reason
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+
+def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
+    """``extract``: run the extractor, write the output, return the exit code."""
+    name = args.extractor
+    try:
+        method = registry.get(name)
+    except UnknownExtractor as exc:
+        raise UsageError(str(exc)) from None
+    except Exception as exc:
+        raise UsageError(
+            f"extractor {name!r} cannot be loaded: {type(exc).__name__}: {exc}"
+        ) from None
+    params = _gather_params(args, options, name, tuple(method.params))
+    try:
+        method.validate(params)
+    except InvalidParameter as exc:
+        raise UsageError(str(exc)) from None
+    encoding = args.encoding
+    if encoding is not None:
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise UsageError(f"unknown encoding {encoding!r}") from None
+
+    page, fetched_url, charset = _read_input(args.input)
+    url = args.url or fetched_url
+    encoding = encoding or charset
+
+    from . import extract
+
+    try:
+        result = extract(page, name, url=url, encoding=encoding, **params)
+    except InvalidParameter as exc:  # validated above; a method may still check more
+        raise UsageError(str(exc)) from None
+    _write(render(result, args.format, page, url, encoding), args.output)
+
+    if result.reason in UNUSABLE_REASONS:
+        _err(f"input is not a usable HTML page ({_reason_text(result)})")
+        return EXIT_UNUSABLE
+    if result.reason is not None:
+        _err(f"no main text ({_reason_text(result)})", "note")
+        return EXIT_NO_TEXT
+    if not result.main_text.strip():
+        n = len(result.blocks)
+        _err(f"no main text (every block, {n} in all, was classified as boilerplate)", "note")
+        return EXIT_NO_TEXT
+    return EXIT_OK
+
+
+def describe_extractors(specs: dict[str, tuple[Param, ...]],
+                        failures: dict[str, str]) -> list[dict[str, Any]]:
+    """The data of ``list``: each extractor with its parameters (or why it cannot load)."""
+    from .result import to_jsonable
+
+    out: list[dict[str, Any]] = []
+    for name in sorted(set(specs) | set(failures), key=lambda n: (n != DEFAULT_EXTRACTOR, n)):
+        entry: dict[str, Any] = {"name": name, "default": name == DEFAULT_EXTRACTOR}
+        if name in failures:
+            entry["error"] = failures[name]
+        else:
+            entry["params"] = [
+                {
+                    "name": p.name,
+                    "option": option_flag(p.name) if p.name not in _RESERVED else None,
+                    "type": getattr(p.type, "__name__", str(p.type)),
+                    "default": to_jsonable(p.default),
+                    "allowed": p.allowed(),
+                    "help": p.help,
+                }
+                for p in specs[name]
+            ]
+        out.append(entry)
+    return out
+
+
+def cmd_list(args: argparse.Namespace, specs: dict[str, tuple[Param, ...]],
+             failures: dict[str, str]) -> int:
+    """``list``: print the extractors and their parameters."""
+    entries = describe_extractors(specs, failures)
+    if args.json:
+        _write(json.dumps(entries, ensure_ascii=False, indent=2) + "\n", None)
+        return EXIT_OK
+    lines: list[str] = []
+    for entry in entries:
+        head = entry["name"] + ("  (default)" if entry["default"] else "")
+        lines.append(head)
+        if "error" in entry:
+            lines.append(f"  cannot be loaded: {entry['error']}")
+        elif not entry["params"]:
+            lines.append("  (no parameters)")
+        else:
+            spec = {p.name: p for p in specs[entry["name"]]}
+            for item in entry["params"]:
+                p = spec[item["name"]]
+                flag = item["option"] or f"--param {p.name}=..."
+                lines.append(f"  {flag} {_metavar(p) if p.type is not bool else '[true|false]'}")
+                if p.help:
+                    lines.append(f"      {p.help}")
+                lines.append(f"      {_describe(p)}")
+        lines.append("")
+    lines.append(f"Use: {PROG} extract PAGE --extractor NAME [--option VALUE ...]")
+    _write("\n".join(lines) + "\n", None)
+    return EXIT_OK
+
+
+def cmd_bench(argv: list[str]) -> int:
+    """``bench``: hand every argument to the benchmark runner (imported only now)."""
+    try:
+        runner = importlib.import_module("scrapy_boilerplate.benchmark.runner")
+        run = runner.main
+    except (ImportError, AttributeError) as exc:
+        _err(f"the benchmark runner is not available ({type(exc).__name__}: {exc})")
+        return 1
+    kwargs: dict[str, Any] = {}
+    try:
+        if "prog" in inspect.signature(run).parameters:
+            kwargs["prog"] = f"{PROG} bench"
+    except (TypeError, ValueError):
+        pass
+    try:
+        code = run(argv, **kwargs)
+    except SystemExit as exc:  # argparse inside the runner (--help, usage errors)
+        code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    _err(str(code))
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "bench":
+        return cmd_bench(argv[1:])
+    specs, failures = load_specs()
+    parser, options = build_parser(specs)
+    try:
+        try:
+            args = parser.parse_args(_rewrite_bool_flags(argv, options))
+        except SystemExit as exc:  # --help / --version
+            return exc.code if isinstance(exc.code, int) else 0
+        if args.command == "list":
+            return cmd_list(args, specs, failures)
+        return cmd_extract(args, options)
+    except UsageError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    except InputError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

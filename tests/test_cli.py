@@ -1,0 +1,524 @@
+"""The ``scrapy-boilerplate`` command line: formats, parameter options, errors, exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import types
+import urllib.error
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from scrapy_boilerplate import registry
+from scrapy_boilerplate._htmlview import render_view
+from scrapy_boilerplate._params import Param
+from scrapy_boilerplate.cli import (
+    EXIT_INPUT,
+    EXIT_NO_TEXT,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    EXIT_USAGE,
+    main,
+)
+from scrapy_boilerplate.result import BOILERPLATE, CONTENT, Block, Extraction
+
+PARAGRAPH_1 = (
+    "The city was founded in the twelfth century by a group of merchants who wanted to "
+    "trade along the river. It grew quickly and became one of the most important towns in "
+    "the region, and it has been the seat of the regional government since then."
+)
+PARAGRAPH_2 = (
+    "Today it is known for its old bridge, which was built in the fourteenth century and "
+    "is still used by the people who walk from one side of the river to the other every "
+    "day of the year."
+)
+PAGE = f"""<!DOCTYPE html>
+<html lang="en"><head><title>The city</title>
+<script>document.write("injected")</script></head>
+<body>
+<div id="nav"><a href="/">Home</a> | <a href="/about">About</a> |
+<a href="/contact">Contact</a></div>
+<h1>The history of the city</h1>
+<p>{PARAGRAPH_1}</p>
+<p>Read more about it in the old town.</p>
+<p>{PARAGRAPH_2}</p>
+<div class="footer" onclick="track()">Copyright © 2024 Example. All rights reserved.</div>
+<script src="analytics.js"></script>
+</body></html>
+"""
+
+
+@pytest.fixture
+def page(tmp_path: Path) -> Path:
+    path = tmp_path / "page.html"
+    path.write_text(PAGE, encoding="utf-8")
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def blocks_of(capsys: pytest.CaptureFixture[str], page: Path, *opts: str) -> list[dict[str, Any]]:
+    code, out, _ = run(capsys, "extract", str(page), "--format", "json", *opts)
+    assert code == EXIT_OK
+    return json.loads(out)["blocks"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Formats
+
+
+def test_text_format_is_main_text(capsys: pytest.CaptureFixture[str], page: Path) -> None:
+    code, out, err = run(capsys, "extract", str(page))
+    assert code == EXIT_OK
+    assert err == ""
+    assert PARAGRAPH_1 in out and PARAGRAPH_2 in out
+    assert "Copyright" not in out and "Contact" not in out
+    assert out.endswith("\n")
+
+
+def test_json_format_is_to_dict(capsys: pytest.CaptureFixture[str], page: Path) -> None:
+    code, out, _ = run(capsys, "extract", str(page), "--format", "json")
+    assert code == EXIT_OK
+    data = json.loads(out)
+    assert data["extractor"] == "justext"
+    assert data["reason"] is None
+    assert PARAGRAPH_1 in data["main_text"]
+    assert {b["label"] for b in data["blocks"]} == {CONTENT, BOILERPLATE}
+    assert "©" in out  # ensure_ascii=False
+    assert out.startswith("{\n  ")  # pretty printed
+
+
+def test_markdown_format(capsys: pytest.CaptureFixture[str], page: Path) -> None:
+    code, out, _ = run(capsys, "extract", str(page), "-f", "markdown")
+    assert code == EXIT_OK
+    assert "# The history of the city" in out
+    assert PARAGRAPH_2 in out
+
+
+def test_html_view(capsys: pytest.CaptureFixture[str], page: Path) -> None:
+    code, out, _ = run(capsys, "extract", str(page), "--format", "html")
+    assert code == EXIT_OK
+    assert out.lstrip().lower().startswith("<!doctype html>")
+    assert "<script" not in out.lower()
+    assert "onclick" not in out and "document.write" not in out
+    assert "outline: 2px solid" in out
+    assert 'data-boilerplate-label="content"' in out
+    assert 'data-boilerplate-label="boilerplate"' in out
+    assert "data-boilerplate-legend" in out  # the legend
+    assert "class=good" in out  # the tooltip lists the block's fields
+    assert "Content-Security-Policy" in out
+    assert PARAGRAPH_1 in out  # the page itself, not only the extraction
+
+
+def test_html_view_elements_match_blocks(tmp_path: Path) -> None:
+    import lxml.html
+
+    from scrapy_boilerplate import extract
+
+    result = extract(PAGE)
+    view = lxml.html.document_fromstring(render_view(PAGE, result))
+    marked = view.xpath("//*[@data-boilerplate-label]")
+    assert {el.get("data-boilerplate-label") for el in marked} == {CONTENT, BOILERPLATE}
+    by_text = {" ".join(el.text_content().split()): el.get("data-boilerplate-label")
+               for el in marked}
+    assert by_text[PARAGRAPH_1] == CONTENT
+    assert by_text["Home | About | Contact"] == BOILERPLATE
+    indices = sorted(int(i) for el in marked for i in el.get("data-boilerplate-blocks").split())
+    assert indices == [b.index for b in result.blocks]
+    fields = json.loads(marked[0].get("data-boilerplate-fields"))
+    assert fields[0]["label"] in (CONTENT, BOILERPLATE) and "class" in fields[0]
+
+
+def test_html_view_marks_mixed_element() -> None:
+    html = "<html><body><div>Intro<p>Para</p>Tail</div></body></html>"
+    blocks = [
+        Block("Intro", "/html/body/div", "div", label=CONTENT, index=0),
+        Block("Para", "/html/body/div/p", "p", label=CONTENT, index=1),
+        Block("Tail", "/html/body/div", "div", label=BOILERPLATE, index=2),
+        Block("Lost", "/html/body/table", "table", label=BOILERPLATE, index=3),
+    ]
+    view = render_view(html, Extraction.from_blocks(blocks, "test", {}))
+    assert 'data-boilerplate-label="mixed"' in view
+    assert 'data-boilerplate-blocks="0 2"' in view
+    assert "dashed" in view  # the div contains another outlined element
+    assert "1 blocks not located" in view
+
+
+def test_html_view_br_blocks_are_wrapped() -> None:
+    html = ("<html><body><div>Menu<br><br>A long paragraph of text.<br><br>Login</div>"
+            "</body></html>")
+    blocks = [
+        Block("Menu", "/html/body/div", "div", label=BOILERPLATE, index=0),
+        Block("A long paragraph of text.", "/html/body/div/br[2]", "br", label=CONTENT,
+              index=1),
+        Block("Login", "/html/body/div/br[4]", "br", label=BOILERPLATE, index=2),
+    ]
+    import lxml.html
+
+    view = lxml.html.document_fromstring(
+        render_view(html, Extraction.from_blocks(blocks, "test", {})))
+    spans = view.xpath("//span[@data-boilerplate-label]")
+    assert [(" ".join(s.text_content().split()), s.get("data-boilerplate-label"))
+            for s in spans] == [("A long paragraph of text.", CONTENT), ("Login", BOILERPLATE)]
+
+
+def test_output_file(capsys: pytest.CaptureFixture[str], page: Path, tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    code, out, _ = run(capsys, "extract", str(page), "-f", "json", "--output", str(target))
+    assert code == EXIT_OK
+    assert out == ""
+    assert json.loads(target.read_text(encoding="utf-8"))["extractor"] == "justext"
+
+
+def test_stdin_input(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    stdin = io.TextIOWrapper(io.BytesIO(PAGE.encode("utf-8")), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    code, out, _ = run(capsys, "extract", "-")
+    assert code == EXIT_OK
+    assert PARAGRAPH_1 in out
+
+
+def test_stdin_bytes_use_encoding_option(capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    data = PAGE.replace("Copyright ©", "Café ©").encode("cp1252")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="latin-1"))
+    code, out, _ = run(capsys, "extract", "-", "--encoding", "cp1252", "-f", "json")
+    assert code == EXIT_OK
+    assert any(b["text"].startswith("Café") for b in json.loads(out)["blocks"])
+
+
+def test_url_option_sets_result_url(capsys: pytest.CaptureFixture[str], page: Path) -> None:
+    code, out, _ = run(capsys, "extract", str(page), "-f", "json", "--url", "https://ex.org/a")
+    assert code == EXIT_OK
+    assert json.loads(out)["url"] == "https://ex.org/a"
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameter options
+
+
+def test_length_low_option_changes_classes(capsys: pytest.CaptureFixture[str],
+                                           page: Path) -> None:
+    default = blocks_of(capsys, page)
+    low = blocks_of(capsys, page, "--length-low", "0")
+    assert "short" in [b["context_free_class"] for b in default]
+    assert "short" not in [b["context_free_class"] for b in low]
+
+
+def test_generic_param_equals_option(capsys: pytest.CaptureFixture[str], page: Path) -> None:
+    assert blocks_of(capsys, page, "--param", "length_low=0") == blocks_of(
+        capsys, page, "--length-low", "0")
+    assert blocks_of(capsys, page, "-p", "length-low=0") == blocks_of(
+        capsys, page, "--length-low", "0")
+
+
+def test_bool_flag(capsys: pytest.CaptureFixture[str], page: Path) -> None:
+    assert any(b["heading"] for b in blocks_of(capsys, page))
+    # A bare flag must not swallow the FILE argument that follows it.
+    code, out, _ = run(capsys, "extract", "--no-headings", str(page), "-f", "json")
+    assert code == EXIT_OK
+    assert not any(b["heading"] for b in json.loads(out)["blocks"])
+    assert json.loads(out)["params"]["no_headings"] is True
+    off = blocks_of(capsys, page, "--no-headings=false")
+    assert any(b["heading"] for b in off)
+
+
+def test_nullable_param_null(capsys: pytest.CaptureFixture[str], page: Path) -> None:
+    code, out, _ = run(capsys, "extract", str(page), "-f", "json", "--language", "null")
+    assert code == EXIT_OK
+    assert json.loads(out)["params"]["language"] is None
+
+
+class _Dummy(registry.Extractor):
+    """A third-party extractor: every block is content; ``window`` is its own parameter."""
+
+    name = "clitest"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("window", int, 3, "a parameter only this extractor has", 1, 10),
+        Param("strict", bool, True, "a boolean that defaults to true"),
+    )
+
+    def extract(self, doc: Any, params: dict[str, Any]) -> Extraction:
+        blocks = [
+            Block(b.text, b.xpath, b.tag, label=CONTENT, index=b.index)
+            for b in doc.justext_blocks()
+        ]
+        return Extraction.from_blocks(blocks, self.name, dict(params))
+
+
+@pytest.fixture
+def third_party() -> Any:
+    registry.available()  # load entry points first, so ours is the only addition
+    registry.register("clitest", _Dummy)
+    yield "clitest"
+    registry._classes.pop("clitest", None)
+    registry._instances.pop("clitest", None)
+
+
+def test_third_party_extractor_options(capsys: pytest.CaptureFixture[str], page: Path,
+                                       third_party: str) -> None:
+    code, out, _ = run(capsys, "extract", str(page), "-e", third_party, "--window", "5",
+                       "--strict=false", "-f", "json")
+    assert code == EXIT_OK
+    data = json.loads(out)
+    assert data["params"] == {"window": 5, "strict": False}
+    assert "Copyright" in data["main_text"]
+    code, out, _ = run(capsys, "extract", str(page), "-e", third_party, "--param",
+                       "window=7", "-f", "json")
+    assert code == EXIT_OK
+    assert json.loads(out)["params"]["window"] == 7
+    code, out, _ = run(capsys, "list")
+    assert "clitest" in out and "--window N" in out
+
+
+def test_option_of_another_extractor_is_refused(capsys: pytest.CaptureFixture[str],
+                                                page: Path, third_party: str) -> None:
+    code, out, err = run(capsys, "extract", str(page), "--window", "5")
+    assert code == EXIT_USAGE
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("scrapy-boilerplate: error: ")
+    assert "--window" in err and "justext" in err
+    code, _, err = run(capsys, "extract", str(page), "-e", third_party, "--length-low", "5")
+    assert code == EXIT_USAGE
+    assert "--length-low" in err
+
+
+def test_cnr_option_refused_for_justext(capsys: pytest.CaptureFixture[str], page: Path) -> None:
+    pytest.importorskip("scrapy_boilerplate.extractors.cnr")
+    from scrapy_boilerplate.cli import _class_params, option_flag
+
+    justext = {p.name for p in _class_params("justext")}
+    own = [p for p in _class_params("cnr") if p.name not in justext and p.type is not bool]
+    if not own:
+        pytest.skip("cnr has no parameter of its own")
+    value = str(own[0].default if own[0].default is not None else 1)
+    code, _, err = run(capsys, "extract", str(page), option_flag(own[0].name), value)
+    assert code == EXIT_USAGE
+    assert option_flag(own[0].name) in err
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors and exit codes
+
+
+def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, "extract", str(tmp_path / "nope.html"))
+    assert code == EXIT_INPUT
+    assert out == ""
+    assert err == f"scrapy-boilerplate: error: file not found: {tmp_path / 'nope.html'}\n"
+
+
+def test_directory_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "extract", str(tmp_path))
+    assert code == EXIT_INPUT
+    assert err.count("\n") == 1
+
+
+def test_unknown_extractor(capsys: pytest.CaptureFixture[str], page: Path) -> None:
+    code, out, err = run(capsys, "extract", str(page), "--extractor", "nosuch")
+    assert code == EXIT_USAGE
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "nosuch" in err and "justext" in err
+
+
+def test_parameter_out_of_range(capsys: pytest.CaptureFixture[str], page: Path) -> None:
+    code, out, err = run(capsys, "extract", str(page), "--length-low", "-5")
+    assert code == EXIT_USAGE
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "length_low" in err and ">= 0" in err
+    code, _, err = run(capsys, "extract", str(page), "--max-link-density", "2")
+    assert code == EXIT_USAGE
+    assert "max_link_density" in err and "<= 1" in err
+    code, _, err = run(capsys, "extract", str(page), "--length-low", "ten")
+    assert code == EXIT_USAGE and "length_low" in err
+
+
+def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str], page: Path) -> None:
+    for argv in (
+        ["extract", str(page), "--bogus"],
+        ["extract", str(page), "--param", "no-equals-sign"],
+        ["extract", str(page), "--param", "nosuch=1"],
+        ["extract", str(page), "--length-low", "1", "--param", "length_low=2"],
+        ["extract", str(page), "--format", "pdf"],
+        ["extract", str(page), "--encoding", "no-such-codec"],
+        ["extract"],
+        ["frobnicate"],
+        [],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == EXIT_USAGE, argv
+        assert out == ""
+        assert err.startswith("scrapy-boilerplate: error: ") and err.count("\n") == 1, argv
+
+
+def test_usage_error_before_reading_input(capsys: pytest.CaptureFixture[str],
+                                          tmp_path: Path) -> None:
+    code, _, err = run(capsys, "extract", str(tmp_path / "missing"), "--length-low", "-1")
+    assert code == EXIT_USAGE and "length_low" in err
+
+
+def test_no_text_exit_1_output_still_written(capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path) -> None:
+    path = tmp_path / "empty-body.html"
+    path.write_text("<html><head><title>x</title></head><body></body></html>")
+    code, out, err = run(capsys, "extract", str(path), "-f", "json")
+    assert code == EXIT_NO_TEXT
+    assert json.loads(out)["reason"] == "no-text"
+    assert err.startswith("scrapy-boilerplate: note: ") and "no-text" in err
+    assert err.count("\n") == 1
+
+
+def test_only_boilerplate_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "menu.html"
+    path.write_text('<html><body><a href="/">Home</a> <a href="/x">Contact</a></body></html>')
+    code, out, err = run(capsys, "extract", str(path))
+    assert code == EXIT_NO_TEXT
+    assert out == ""
+    assert "boilerplate" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (b"", "empty"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
+    (b'<?xml version="1.0"?><rss><channel><title>x</title></channel></rss>', "not-html"),
+])
+def test_unusable_input_exit_4(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                               content: bytes, reason: str) -> None:
+    path = tmp_path / "input.bin"
+    path.write_bytes(content)
+    code, out, err = run(capsys, "extract", str(path), "-f", "json")
+    assert code == EXIT_UNUSABLE
+    assert json.loads(out)["reason"] == reason
+    assert err.startswith("scrapy-boilerplate: error: ") and reason in err
+    assert err.count("\n") == 1
+    code, out, _ = run(capsys, "extract", str(path), "-f", "html")
+    assert code == EXIT_UNUSABLE
+    assert reason in out and "<script" not in out
+
+
+# ---------------------------------------------------------------------------------------------
+# URLs (no network: urlopen is replaced)
+
+
+class _Response:
+    def __init__(self, body: bytes, url: str) -> None:
+        self._body = body
+        self._url = url
+        self.headers = types.SimpleNamespace(get_content_charset=lambda: "utf-8")
+
+    def read(self, n: int = -1) -> bytes:
+        return self._body
+
+    def geturl(self) -> str:
+        return self._url
+
+    def __enter__(self) -> _Response:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_url_input_is_fetched(capsys: pytest.CaptureFixture[str],
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, Any] = {}
+
+    def urlopen(request: Any, timeout: float) -> _Response:
+        seen["url"], seen["timeout"] = request.full_url, timeout
+        return _Response(PAGE.encode(), "https://example.org/final")
+
+    monkeypatch.setattr("urllib.request.urlopen", urlopen)
+    code, out, _ = run(capsys, "extract", "https://example.org/start", "-f", "json")
+    assert code == EXIT_OK
+    assert seen == {"url": "https://example.org/start", "timeout": 30.0}
+    assert json.loads(out)["url"] == "https://example.org/final"
+
+
+def test_url_fetch_failure(capsys: pytest.CaptureFixture[str],
+                           monkeypatch: pytest.MonkeyPatch) -> None:
+    def urlopen(request: Any, timeout: float) -> _Response:
+        raise urllib.error.URLError("Name or service not known")
+
+    monkeypatch.setattr("urllib.request.urlopen", urlopen)
+    code, out, err = run(capsys, "extract", "http://nonexistent.invalid/")
+    assert code == EXIT_INPUT
+    assert out == ""
+    assert "nonexistent.invalid" in err and err.count("\n") == 1
+
+
+def test_non_http_argument_is_a_path(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "extract", "ftp://example.org/page.html")
+    assert code == EXIT_INPUT and "file not found" in err
+
+
+# ---------------------------------------------------------------------------------------------
+# list, bench, help
+
+
+def test_list(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "list")
+    assert code == EXIT_OK
+    assert out.startswith("justext  (default)")
+    assert "--length-low N" in out and "default 70" in out and ">= 0" in out
+    assert "--no-headings" in out
+
+
+def test_list_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "list", "--json")
+    assert code == EXIT_OK
+    entries = {e["name"]: e for e in json.loads(out)}
+    params = {p["name"]: p for p in entries["justext"]["params"]}
+    assert params["length_low"]["default"] == 70
+    assert params["length_low"]["option"] == "--length-low"
+
+
+def test_bench_missing_runner(capsys: pytest.CaptureFixture[str],
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "scrapy_boilerplate.benchmark.runner", None)
+    code, _, err = run(capsys, "bench", "--limit", "1")
+    assert code == 1
+    assert err.startswith("scrapy-boilerplate: error: ") and err.count("\n") == 1
+
+
+def test_bench_delegates(capsys: pytest.CaptureFixture[str],
+                         monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[list[str]] = []
+    fake = types.ModuleType("scrapy_boilerplate.benchmark.runner")
+
+    def fake_main(argv: list[str]) -> int:
+        calls.append(argv)
+        return 0
+
+    fake.main = fake_main  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "scrapy_boilerplate.benchmark.runner", fake)
+    code, _, _ = run(capsys, "bench", "--limit", "3", "--help")
+    assert code == 0
+    assert calls == [["--limit", "3", "--help"]]
+
+
+def test_help_lists_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "extract", "--help")
+    assert code == 0
+    assert "exit codes:" in out and "--length-low" in out and "--param" in out
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "exit codes:" in out and "extract" in out
+
+
+def test_python_m_help() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "scrapy_boilerplate", "--help"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "scrapy-boilerplate" in proc.stdout and "exit codes:" in proc.stdout
