@@ -1,0 +1,242 @@
+"""``scrapy-boilerplate bench`` / ``python benchmarks/run.py``: quality and speed against peers.
+
+For each dataset and extractor: text P/R/F1 (word 4-grams), snippet P/R/F1/accuracy, block
+P/R/F1/accuracy where the gold allows them (see :mod:`.metrics`), median and mean ms per
+page and the number of pages that raised. Pages are run one at a time in a single process,
+every extractor on a page before the next page; each call is timed with
+:func:`time.perf_counter` from the decoded ``str`` to the text (decoding and scoring are not
+timed). Every extractor runs once on a tiny page and on the first page before timing
+starts (imports, models, caches). Writes ``results.md``, ``results.json`` and
+``quality_speed.png`` into ``--out`` and prints the Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from . import chart, report
+from .datasets import ALL, DATASETS, Page, load, missing_message
+from .evaluate import PageResult, by_page_type, score_page, summarise
+from .peers import Extractor, resolve
+
+DESCRIPTION = (
+    "Quality (text, snippet and block scores) and speed (ms per page) of our extractors and "
+    "of trafilatura, jusText, readability-lxml and resiliparse, per dataset."
+)
+_TINY = "<html><body><h1>Warm-up</h1><p>This is a short paragraph of text.</p></body></html>"
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (reused by the ``scrapy-boilerplate bench`` subcommand)."""
+    p = argparse.ArgumentParser(prog=prog, description=DESCRIPTION)
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=Path("datasets"),
+        help="folder with the unpacked datasets (default: ./datasets)",
+    )
+    p.add_argument(
+        "--datasets",
+        nargs="+",
+        choices=list(DATASETS),
+        default=list(DATASETS),
+        metavar="NAME",
+        help=f"datasets to run (default: all: {', '.join(DATASETS)})",
+    )
+    p.add_argument(
+        "--extractors",
+        nargs="+",
+        default=["all"],
+        metavar="NAME",
+        help="ours by registered name, peers by name, or the groups ours, peers, "
+        "all (default: all)",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="first N pages of each dataset (after the split)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("benchmarks/results"),
+        help="output folder (default: benchmarks/results)",
+    )
+    p.add_argument(
+        "--split",
+        action="append",
+        default=[],
+        metavar="[DATASET=]SPLIT",
+        help="split to evaluate: SPLIT for every set that has it, DATASET=SPLIT for "
+        "one, 'all' for every page; defaults: cleaneval=web2text_test, "
+        "google-trends-2017=test, wcxb-dev=dev, others all",
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="EXTRACTOR.KEY=VALUE",
+        help="a parameter for one of our extractors, e.g. justext.language=en "
+        "(VALUE parsed as JSON when it can be)",
+    )
+    return p  # fmt: skip
+
+
+def parse_splits(items: list[str], datasets: list[str]) -> dict[str, str]:
+    """Resolve ``--split`` items into a split per dataset."""
+    chosen = {name: DATASETS[name].default_split for name in datasets}
+    for item in items:
+        name, _, split = item.rpartition("=")
+        targets = [name] if name else datasets
+        for target in targets:
+            spec = DATASETS.get(target)
+            if spec is None:
+                raise SystemExit(f"--split {item}: unknown dataset {target!r}")
+            if split == ALL or split in spec.splits:
+                chosen[target] = split
+            elif name:
+                raise SystemExit(f"--split {item}: {target} splits are {', '.join(spec.splits)}")
+    return chosen
+
+
+def parse_params(items: list[str]) -> dict[str, dict[str, Any]]:
+    """Resolve ``--param EXTRACTOR.KEY=VALUE`` items."""
+    params: dict[str, dict[str, Any]] = {}
+    for item in items:
+        target, eq, raw = item.partition("=")
+        name, dot, key = target.partition(".")
+        if not (eq and dot and name and key):
+            raise SystemExit(f"--param {item}: expected EXTRACTOR.KEY=VALUE")
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:
+            value = raw
+        params.setdefault(name, {})[key] = value
+    return params
+
+
+def run_page(ex: Extractor, page: Page) -> PageResult:
+    """Run one extractor on one page, timed, and score it."""
+    error = None
+    output = None
+    start = time.perf_counter()
+    try:
+        output = ex.run(page.html)
+    except Exception as exc:  # an extractor failing on a page is a result, not a crash
+        error = f"{type(exc).__name__}: {exc}"[:300]
+    seconds = time.perf_counter() - start
+    return score_page(page, output, seconds, error)
+
+
+def warm_up(extractors: list[Extractor], page: Page | None, problems: list[str]) -> list[Extractor]:
+    """Run each extractor once untimed; drop those that cannot even import."""
+    kept = []
+    for ex in extractors:
+        try:
+            ex.run(_TINY)
+        except ImportError as exc:
+            problems.append(f"{ex.name}: not available ({exc}); skipped")
+            continue
+        except Exception:  # per-page failures are reported by run_page
+            pass
+        if page is not None:
+            run_page(ex, page)
+        kept.append(ex)
+    return kept
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def run_dataset(
+    name: str, pages: Iterable[Page], extractors: list[Extractor]
+) -> tuple[int, dict[str, Any]]:
+    """All extractors on all pages of one dataset (streamed); page count and results."""
+    per: dict[str, list[PageResult]] = {ex.name: [] for ex in extractors}
+    n = 0
+    for n, page in enumerate(pages, 1):
+        for ex in extractors:
+            per[ex.name].append(run_page(ex, page))
+        if n % 50 == 0:
+            _progress(f"  {name}: {n} pages")
+    return n, {
+        ex.name: {
+            "ours": ex.ours,
+            "summary": summarise(per[ex.name]),
+            "by_page_type": by_page_type(per[ex.name]),
+            "pages": [r.to_dict() for r in per[ex.name]],
+        }
+        for ex in extractors
+    }
+
+
+def _meta(limit: int | None, splits: dict[str, str], extractors: list[Extractor]) -> dict[str, Any]:
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "limit": limit,
+        "splits": splits,
+        "versions": {ex.name: ex.version for ex in extractors},
+    }
+
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Run the benchmark; 0 on success, 1 when nothing could be run."""
+    args = build_parser(prog).parse_args(argv)
+    splits = parse_splits(args.split, args.datasets)
+    extractors, problems = resolve(args.extractors, parse_params(args.param))
+    for msg in problems:
+        _progress(msg)
+    skipped_sets: list[str] = []
+    present = []
+    for name in args.datasets:
+        if (args.data / name / "index.jsonl").is_file():
+            present.append(name)
+        else:
+            skipped_sets.append(missing_message(name, args.data))
+            _progress(skipped_sets[-1])
+    if not present:
+        _progress(f"nothing to run: none of the datasets is unpacked under {args.data}")
+        return 1
+    known = len(problems)
+    extractors = warm_up(extractors, next(load(present[0], args.data, None, 1), None), problems)
+    for msg in problems[known:]:
+        _progress(msg)
+    if not extractors:
+        _progress("nothing to run: none of the extractors asked for is available")
+        return 1
+    results: dict[str, Any] = {
+        "meta": _meta(args.limit, {n: splits[n] for n in present}, extractors),
+        "datasets": {},
+        "skipped": {"datasets": skipped_sets, "extractors": problems},
+    }
+    for name in present:
+        _progress(f"{name} (split {splits[name]}): {len(extractors)} extractors")
+        pages = load(name, args.data, splits[name], args.limit)
+        count, per_extractor = run_dataset(name, pages, extractors)
+        results["datasets"][name] = {
+            "split": splits[name],
+            "pages": count,
+            "extractors": per_extractor,
+        }
+    md_path, json_path = report.write(results, args.out)
+    png = chart.draw(results, args.out / "quality_speed.png")
+    print(report.markdown(results))
+    _progress(f"wrote {md_path}, {json_path}" + (f", {png}" if png else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
