@@ -50,6 +50,10 @@ _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
 _XML_ROOT = re.compile(
     r"^\s*(?:<\?xml[^>]*\?>\s*)(?:<!--.*?-->\s*|<\?.*?\?>\s*)*<([A-Za-z][\w:.-]*)", re.S
 )
+# Documents that are XML even without an ``<?xml ...?>`` declaration.
+_FIRST_TAG = re.compile(r"^\s*(?:<!--.*?-->\s*|<\?.*?\?>\s*)*<([A-Za-z][\w:.-]*)", re.S)
+_XML_ONLY_ROOTS = frozenset({"rss", "feed", "rdf:rdf", "urlset", "sitemapindex", "svg", "opml",
+                             "kml", "gpx", "soap:envelope"})
 _BINARY_MAGIC = (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"%PDF", b"PK\x03\x04", b"\x1f\x8b",
                  b"RIFF", b"\x00\x00\x01\x00", b"OggS", b"ID3", b"BM")
 _HEADING_IN_PATH = re.compile(r"\bh\d\b")  # jusText's test on the dotted tag path
@@ -163,9 +167,11 @@ class Document:
         and ``noscript``, and unwraps ``form``), for exact comparison with it.
         """
         if cleaning == "reference":
+            tags = JUSTEXT_REFERENCE_REMOVED
+            if self.root.tag[0] == "{":
+                tags = frozenset("{*}" + t for t in tags)
             return self.cached("justext_blocks_reference", lambda: _justext_segment(
-                self, set(self.root.iter(*JUSTEXT_REFERENCE_REMOVED)),
-                JUSTEXT_REFERENCE_UNWRAPPED))
+                self, set(self.root.iter(*tags)), JUSTEXT_REFERENCE_UNWRAPPED))
         return self.cached("justext_blocks", lambda: _justext_segment(self, self.removed))
 
     def leaf_blocks(self) -> list[TextBlock]:
@@ -249,6 +255,9 @@ def parse(
     m = _XML_ROOT.match(text[:4096])
     if m and m.group(1).lower().split(":")[-1] != "html":
         raise UnsupportedInput("not-html", f"XML document with root <{m.group(1)}>")
+    m = _FIRST_TAG.match(text[:4096])
+    if m and m.group(1).lower() in _XML_ONLY_ROOTS:
+        raise UnsupportedInput("not-html", f"XML document with root <{m.group(1)}>")
     text = _XML_DECL.sub("", text, count=1)
     parser = _parser()
     try:
@@ -312,29 +321,31 @@ def _looks_binary(data: bytes) -> bool:
 def _decode(data: bytes, encoding: str | None) -> tuple[str, str]:
     """Decode like Scrapy (``w3lib.encoding.html_to_unicode``: BOM, declared, meta, UTF-8).
 
-    Departure, for wrongly declared pages: when the bytes are valid UTF-8 with non-ASCII
+    Departures, for wrongly declared pages: when the bytes are valid UTF-8 with non-ASCII
     characters, UTF-8 wins over a different declaration (multi-byte UTF-8 sequences do
-    not occur by chance in legacy encodings); when the declared decoding yields U+FFFD
-    replacement characters, the decoding with fewest of them (UTF-8, cp1252) wins.
+    not occur by chance in legacy encodings). When the chosen decoding yields U+FFFD
+    replacement characters for more than a few percent of the non-ASCII characters, the
+    page is taken to be cp1252; a few stray bytes (a body cut mid-character) keep UTF-8.
     """
     content_type = f"text/html; charset={encoding}" if encoding else None
     enc, text = html_to_unicode(content_type, data)
-    if read_bom(data)[0] is not None:
+    if read_bom(data)[0] is not None or data.isascii():
         return enc, text
-    if resolve_encoding(enc) != "utf-8" and not data.isascii():
+    if resolve_encoding(enc) != "utf-8":
         try:
             return "utf-8", data.decode("utf-8")
         except UnicodeDecodeError:
             pass
-    if "\ufffd" in text:
-        best = (text.count("\ufffd"), enc, text)
-        try:
-            alt = data.decode("cp1252")
-            if alt.count("\ufffd") < best[0]:
-                best = (alt.count("\ufffd"), "cp1252", alt)
-        except UnicodeDecodeError:
-            pass
-        _, enc, text = best
+    bad = text.count("\ufffd")
+    if bad:
+        non_ascii = sum(1 for ch in text if ord(ch) > 127)
+        if bad > max(3, 0.05 * non_ascii):
+            try:
+                alt = data.decode("cp1252")
+            except UnicodeDecodeError:
+                alt = None
+            if alt is not None and alt.count("\ufffd") < bad:
+                return "cp1252", alt
     return enc, text
 
 
@@ -359,7 +370,8 @@ def _lang(root: Any) -> str | None:
 
 def _find_removed(root: Any) -> set[Any]:
     """Elements to skip: REMOVED_TAGS, ``hidden`` elements and inline-hidden styles."""
-    removed = set(root.iter(*REMOVED_TAGS))
+    tags = REMOVED_TAGS if root.tag[0] != "{" else {"{*}" + t for t in REMOVED_TAGS}
+    removed = set(root.iter(*tags))
     for attr in _HIDDEN_ATTRS(root):  # attribute values: no element proxy unless it matches
         name = attr.attrname
         if (name == "hidden" or (name == "type" and attr.strip().lower() == "hidden")
@@ -417,13 +429,31 @@ class _PathNode:
         """An XPath naming this element in the tree (every step indexed); cached per node."""
         if self._xpath is None:
             parent = self.parent.xpath() if self.parent is not None else ""
-            self._xpath = f"{parent}/{self.tag}[{self.position}]"
+            self._xpath = f"{parent}/{_xpath_step(self.tag, self.element)}[{self.position}]"
         return self._xpath
 
 
+def _xpath_step(tag: str, el: Any) -> str:
+    """``p``, or a name test where a plain step would not work: a namespaced element
+    (XHTML parsed as XML) or a prefixed HTML tag such as MS Word's ``o:p``."""
+    if el.tag[0] == "{":
+        return f"*[local-name()='{tag}']"
+    if _SIMPLE_NAME.match(tag):
+        return tag
+    return f"*[name()='{el.tag}']"
+
+
+_SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+
 def _element_tag(el: Any) -> str:
+    """Lower-case tag without a namespace ("" for comments and processing instructions)."""
     tag = el.tag
-    return tag.lower() if isinstance(tag, str) else ""
+    if not isinstance(tag, str):
+        return ""
+    if tag[0] == "{":
+        tag = tag[tag.find("}") + 1:]
+    return tag.lower()
 
 
 class _Para:
@@ -446,6 +476,7 @@ def _justext_segment(
     link = False
     br = False
     offset = 0
+    pending_ws: str | None = None  # reference cleaning: whitespace before an unwrapped tag
 
     def close(p: _Para) -> None:
         nonlocal offset
@@ -478,6 +509,8 @@ def _justext_segment(
     for event, el in walker:
         if event == "start":
             tag = el.tag.lower()
+            if tag[0] == "{":  # XHTML parsed as XML: compare local names
+                tag = tag[tag.find("}") + 1:]
             counts = path.counts if path is not None else root_counts
             position = counts[tag] = counts.get(tag, 0) + 1
             if el in removed:
@@ -485,10 +518,17 @@ def _justext_segment(
                 continue
             text = el.text
             if tag in unwrapped:
+                # The reference's Cleaner unwraps the tag: its text joins the text slot
+                # before it, whitespace included.
                 path = _PathNode(tag, path, el, position, unwrapped=True)
+                text = (pending_ws or "") + (text or "")
                 if text and not text.isspace():
+                    pending_ws = None
                     characters(text)
+                else:
+                    pending_ws = text or None
                 continue
+            pending_ws = None
             path = _PathNode(tag, path, el, position)
             if tag in block_tags or (tag == "br" and br):
                 if para.chunks:
@@ -508,11 +548,21 @@ def _justext_segment(
                 para.tags_count += 1
             if text and not text.isspace():
                 characters(text)
+            elif unwrapped:
+                pending_ws = text or None
             continue
         if event == "end" and path is not None and path.element is el:  # not a removed one
             tag = path.tag
             unwrapped_end = path.unwrapped
             path = path.parent
+            if unwrapped_end:  # its tail joins the text slot before it, whitespace included
+                tail = el.tail
+                if tail and tail.isspace():
+                    if para.chunks and pending_ws is None:
+                        para.chunks.append(tail)
+                    else:
+                        pending_ws = (pending_ws or "") + tail
+                    continue
             if not unwrapped_end and tag in block_tags:
                 if para.chunks:
                     close(para)
@@ -524,7 +574,10 @@ def _justext_segment(
                 link = False
         tail = el.tail  # comments, PIs and removed elements: only the tail is text
         if tail and not tail.isspace():
+            pending_ws = None
             characters(tail)
+        elif unwrapped:
+            pending_ws = tail or None
     close(para)
     return blocks
 

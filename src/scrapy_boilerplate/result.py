@@ -15,6 +15,8 @@ _HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 
 def to_jsonable(value: Any) -> Any:
     """Turn numpy scalars/arrays, tuples and sets into plain JSON types (items must be plain)."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, list)):
+        return to_jsonable(value.tolist())  # numpy scalar (np.float64 is a float subclass)
     if value is None or isinstance(value, (str, bool, int)):
         return value
     if isinstance(value, float):
@@ -23,8 +25,6 @@ def to_jsonable(value: Any) -> Any:
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         return [to_jsonable(v) for v in value]
-    if hasattr(value, "tolist"):  # numpy scalar or array
-        return to_jsonable(value.tolist())
     return str(value)
 
 
@@ -159,6 +159,8 @@ class Extraction:
                 if key != row_key:
                     flush_row()
                     row_key = key
+                if prev_kind != "table" and out:
+                    out.append("")  # a table needs a blank line before it
                 row.append(" ".join(text.split()))
                 prev_kind = "table"
                 continue

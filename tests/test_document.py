@@ -1,0 +1,423 @@
+"""Document: every input kind, decoding, cleaning, the three segmentations, declared language."""
+
+from __future__ import annotations
+
+import lxml.etree as etree
+import lxml.html
+import pytest
+from parsel import Selector
+
+from scrapy_boilerplate import Document, extract, parse
+from scrapy_boilerplate.document import CNode
+
+ARTICLE = (
+    "<html><head><title>Title</title></head><body>"
+    "<div id='nav'><a href='/'>Home</a> | <a href='/about'>About</a></div>"
+    "<p>The harbour of the town was rebuilt in the spring, and the old lighthouse at the end of "
+    "the pier was painted white again so that the fishermen could see it from the sea when they "
+    "came back into the harbour at night.</p>"
+    "</body></html>"
+)
+
+
+def block_texts(doc: Document) -> list[str]:
+    return [b.text for b in doc.justext_blocks()]
+
+
+def meta_page(charset: str, text: str) -> str:
+    return (f'<html><head><meta charset="{charset}"><title>t</title></head>'
+            f"<body><p>{text}</p></body></html>")
+
+
+# ---------------------------------------------------------------------------------------------
+# Input kinds
+
+
+def test_str_input():
+    doc = parse("<p>café</p>")
+    assert block_texts(doc) == ["café"]
+    assert doc.root.tag == "html"
+
+
+def test_bytes_with_utf8_bom():
+    data = b"\xef\xbb\xbf" + "<html><body><p>café naïve</p></body></html>".encode()
+    doc = parse(data)
+    assert block_texts(doc) == ["café naïve"]
+    assert doc.encoding == "utf-8"
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_bytes_utf16_with_bom(codec):
+    html = "<html><body><p>café Привет 東京</p></body></html>"
+    data = html.encode(codec)
+    if codec != "utf-16":  # explicit BOM for the endian-specific codecs
+        data = ("\ufeff" + html).encode(codec)
+    doc = parse(data)
+    assert block_texts(doc) == ["café Привет 東京"]
+    assert doc.encoding.startswith("utf-16")
+
+
+@pytest.mark.parametrize(("charset", "codec", "text"), [
+    ("iso-8859-1", "latin-1", "café naïve àéîõü"),
+    ("windows-1252", "cp1252", "“quoted” – 5 € …"),
+    ("koi8-r", "koi8-r", "Привет, мир"),
+    ("shift_jis", "shift_jis", "東京の天気"),
+])
+def test_bytes_in_the_declared_meta_charset(charset, codec, text):
+    doc = parse(meta_page(charset, text).encode(codec))
+    assert block_texts(doc) == [text]
+
+
+def test_http_equiv_content_type_charset():
+    html = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=koi8-r">'
+            "</head><body><p>Привет</p></body></html>")
+    assert block_texts(parse(html.encode("koi8-r"))) == ["Привет"]
+
+
+def test_encoding_argument_wins_over_the_meta():
+    data = meta_page("utf-8", "Привет").encode("koi8-r")
+    assert block_texts(parse(data, encoding="koi8-r")) == ["Привет"]
+
+
+def test_declared_utf8_but_cp1252_bytes():
+    data = meta_page("utf-8", "café – “naïve”").encode("cp1252")
+    doc = parse(data)
+    assert block_texts(doc) == ["café – “naïve”"]
+    assert doc.encoding == "cp1252"
+
+
+def test_declared_iso_8859_5_but_utf8_bytes():
+    data = meta_page("iso-8859-5", "Привет, мир").encode("utf-8")
+    doc = parse(data)
+    assert block_texts(doc) == ["Привет, мир"]
+    assert doc.encoding == "utf-8"
+
+
+def test_undeclared_utf8_bytes():
+    assert block_texts(parse("<p>naïve café</p>".encode())) == ["naïve café"]
+
+
+def test_extract_reports_the_encoding():
+    r = extract(meta_page("koi8-r", "Привет").encode("koi8-r"))
+    assert r.encoding == "koi8-r"
+    assert extract("<p>str input</p>").encoding is None
+
+
+def test_parsel_selector_tree_is_reused():
+    sel = Selector(text=ARTICLE)
+    doc = parse(sel)
+    assert doc.root is sel.root
+    elements = set(sel.root.iter())
+    for block in doc.justext_blocks() + doc.leaf_blocks():
+        assert block.element in elements
+
+
+def test_extraction_does_not_modify_the_selector_tree():
+    html = (
+        "<html><head><script>var a = 1;</script><style>p{}</style></head><body>"
+        "<div hidden>hidden text</div><p style='display:none'>invisible</p>"
+        "<noscript>enable js</noscript><!-- a comment --><form><p>in form</p></form>"
+        f"{ARTICLE}</body></html>"
+    )
+    sel = Selector(text=html)
+    before = etree.tostring(sel.root, encoding="unicode")
+    for method in ("justext", "cnr"):
+        extract(sel, method)
+        extract(sel, method, **({"reference_compat": True} if method == "justext" else {}))
+    doc = parse(sel)
+    doc.leaf_blocks()
+    doc.collapsed_dom()
+    doc.justext_blocks("reference")
+    assert etree.tostring(sel.root, encoding="unicode") == before
+    # the selector still works as before
+    assert sel.xpath("//div[@hidden]/text()").get() == "hidden text"
+    assert sel.css("noscript::text").get() == "enable js"
+
+
+def test_scrapy_html_response_selector():
+    scrapy_http = pytest.importorskip("scrapy.http")
+    response = scrapy_http.HtmlResponse(
+        "https://example.com/article", body=ARTICLE.encode("utf-8"), encoding="utf-8")
+    doc = parse(response.selector)
+    assert doc.root is response.selector.root
+    r = extract(response.selector, language="en", url=response.url)
+    assert r.url == "https://example.com/article"
+    assert r.main_text.startswith("The harbour of the town")
+
+
+def test_scrapy_response_in_a_legacy_encoding():
+    scrapy_http = pytest.importorskip("scrapy.http")
+    body = meta_page("windows-1251", "Новости дня").encode("cp1251")
+    response = scrapy_http.HtmlResponse("https://example.com/", body=body)
+    assert block_texts(parse(response.selector)) == ["Новости дня"]
+
+
+def test_lxml_element_and_element_tree():
+    root = lxml.html.document_fromstring(ARTICLE)
+    assert parse(root).root is root
+    assert parse(root.getroottree()).root is root
+    body = root.find("body")
+    assert parse(body).root is root  # any element: the whole page is used
+    assert block_texts(parse(root)) == block_texts(parse(ARTICLE))
+
+
+def test_lxml_fragment_element():
+    frag = lxml.html.fragment_fromstring("<div><p>one</p><p>two</p></div>")
+    assert block_texts(parse(frag)) == ["one", "two"]
+
+
+def test_namespaced_xhtml_tree_is_segmented_like_html():
+    root = etree.fromstring(
+        b'<html xmlns="http://www.w3.org/1999/xhtml"><body><p>one</p><p>two</p></body></html>')
+    assert block_texts(parse(root)) == ["one", "two"]
+
+
+def test_document_passes_through_parse_and_extract():
+    doc = parse(ARTICLE)
+    assert parse(doc) is doc
+    blocks = doc.justext_blocks()
+    assert extract(doc, language="en").main_text == extract(ARTICLE, language="en").main_text
+    assert doc.justext_blocks() is blocks  # segmentation computed once
+
+
+def test_unsupported_type_raises_type_error():
+    with pytest.raises(TypeError):
+        parse(12345)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cleaning: what never is page text
+
+HIDDEN_PAGE = (
+    "<html><head><title>HEADTITLE</title><style>STYLEHEAD{}</style></head><body>"
+    "<p>visible one</p>"
+    "<script>SCRIPTTEXT()</script><style>.STYLEBODY{}</style>"
+    "<noscript>NOSCRIPTTEXT</noscript><!-- COMMENTTEXT -->"
+    "<div hidden>HIDDENATTR</div>"
+    "<div style='color:red; display : none'>DISPLAYNONE</div>"
+    "<span style='VISIBILITY:hidden'>VISHIDDEN</span>"
+    "<input type='hidden' name='csrf' value='INPUTHIDDEN'>"
+    "<div type='Hidden'>TYPEHIDDEN</div>"
+    "<template>TEMPLATETEXT</template>"
+    "<p>visible <!-- INLINECOMMENT -->two<script>INLINESCRIPT</script> three</p>"
+    "</body></html>"
+)
+SECRETS = ["HEADTITLE", "STYLEHEAD", "SCRIPTTEXT", "STYLEBODY", "NOSCRIPTTEXT", "COMMENTTEXT",
+           "HIDDENATTR", "DISPLAYNONE", "VISHIDDEN", "INPUTHIDDEN", "TYPEHIDDEN", "TEMPLATETEXT",
+           "INLINECOMMENT", "INLINESCRIPT"]
+
+
+def test_cleaning_removes_invisible_text_from_every_segmentation():
+    doc = parse(HIDDEN_PAGE)
+    assert block_texts(doc) == ["visible one", "visible two three"]
+    assert [b.text for b in doc.leaf_blocks()] == ["visible one", "visible", "two", "three"]
+    assert [t.strip() for _, t in doc.iter_text()] == ["visible one", "visible", "two", "three"]
+
+
+@pytest.mark.parametrize("method", ["justext", "cnr"])
+def test_cleaning_applies_to_every_extractor(method):
+    r = extract(HIDDEN_PAGE, method)
+    every_text = r.main_text + "\n".join(b.text for b in r.blocks)
+    for secret in SECRETS:
+        assert secret not in every_text
+
+
+def test_hidden_elements_are_in_removed():
+    doc = parse(HIDDEN_PAGE)
+    removed_tags = sorted(el.tag for el in doc.removed)
+    assert removed_tags == sorted(["head", "style", "script", "style", "noscript", "div", "div",
+                                   "span", "input", "div", "template", "script"])
+    assert all(doc.is_removed(el) for el in doc.removed)
+    assert not doc.is_removed(doc.body)
+
+
+def test_style_without_hiding_is_kept():
+    doc = parse("<p style='display:block; color: red'>shown</p>"
+                "<p style='visibility: visible'>also shown</p>")
+    assert block_texts(doc) == ["shown", "also shown"]
+
+
+def test_tail_text_after_a_removed_element_is_kept():
+    doc = parse("<p>before<span hidden>gone</span> after</p>")
+    assert block_texts(doc) == ["before after"]
+    assert [b.text for b in doc.leaf_blocks()] == ["before", "after"]
+
+
+# ---------------------------------------------------------------------------------------------
+# jusText blocks: text, xpath, tag path, link density, index, start
+
+
+def test_justext_blocks_know_where_they_are():
+    html = ("<html><body><div><p>first para</p><p>second <a href='#'>link</a></p></div>"
+            "<ul><li>item one</li><li>item two</li></ul>text in body</body></html>")
+    doc = parse(html)
+    blocks = doc.justext_blocks()
+    assert [(b.text, b.xpath, b.tag_path, b.tag) for b in blocks] == [
+        ("first para", "/html[1]/body[1]/div[1]/p[1]", "html.body.div.p", "p"),
+        ("second link", "/html[1]/body[1]/div[1]/p[2]", "html.body.div.p", "p"),
+        ("item one", "/html[1]/body[1]/ul[1]/li[1]", "html.body.ul.li", "li"),
+        ("item two", "/html[1]/body[1]/ul[1]/li[2]", "html.body.ul.li", "li"),
+        ("text in body", "/html[1]/body[1]", "html.body", "body"),
+    ]
+    assert [b.link_density for b in blocks] == [0.0, 4 / 11, 0.0, 0.0, 0.0]
+    assert [b.index for b in blocks] == [0, 1, 2, 3, 4]
+    joined = "\n\n".join(b.text for b in blocks)
+    for b in blocks:
+        assert doc.root.xpath(b.xpath) == [b.element]
+        assert joined[b.start:b.start + len(b.text)] == b.text
+
+
+def test_xpath_positions_count_removed_siblings():
+    doc = parse("<body><p hidden>gone</p><script>x</script><p>kept</p></body>")
+    [block] = doc.justext_blocks()
+    assert block.xpath == "/html[1]/body[1]/p[2]"
+    assert doc.root.xpath(block.xpath) == [block.element]
+
+
+def test_link_density_is_between_0_and_1_even_with_spaces_inside_links():
+    doc = parse("<p><a href='#'>  spaced   link  </a></p><p>x<a href='#'> y </a></p>")
+    for b in doc.justext_blocks():
+        assert 0.0 <= b.link_density <= 1.0
+    assert [b.link_density for b in doc.justext_blocks()] == [1.0, 1.0]
+
+
+def test_justext_blocks_of_br_split_point_to_the_second_br():
+    doc = parse("<p>one<br><br>two</p>")
+    first, second = doc.justext_blocks()
+    assert (first.xpath, second.xpath) == ("/html[1]/body[1]/p[1]", "/html[1]/body[1]/p[1]/br[2]")
+    assert doc.root.xpath(second.xpath) == [second.element]
+
+
+# ---------------------------------------------------------------------------------------------
+# DOM-leaf blocks (Web2Text 3.2)
+
+
+def test_leaf_blocks_one_per_text_node_in_document_order():
+    doc = parse("<div>Hello <a href='#'>world</a> and <b>more <i>deep</i></b> text</div>"
+                "<p>  spaced\n  out  </p>")
+    leaves = doc.leaf_blocks()
+    assert [(b.text, b.tag, b.link_chars) for b in leaves] == [
+        ("Hello", "div", 0),
+        ("world", "a", 5),   # link text is a block of its own, all of it link
+        ("and", "div", 0),   # the tail of <a> belongs to its parent
+        ("more", "b", 0),
+        ("deep", "i", 0),
+        ("text", "div", 0),
+        ("spaced out", "p", 0),
+    ]
+    assert [b.index for b in leaves] == list(range(7))
+    joined = " ".join(b.text for b in leaves)
+    for b in leaves:
+        assert joined[b.start:b.start + len(b.text)] == b.text
+        assert doc.root.xpath(b.xpath) == [b.element]
+
+
+def test_leaf_blocks_skip_blank_text_nodes():
+    doc = parse("<div>\n  <p>a</p>\n  <p> </p>\n</div>")
+    assert [b.text for b in doc.leaf_blocks()] == ["a"]
+
+
+def test_leaf_block_xpaths_of_prefixed_tags_evaluate():
+    doc = parse("<p>Meet me in <st1:place>Paris</st1:place></p><div><o:p>Word text</o:p></div>")
+    for b in doc.leaf_blocks():
+        assert doc.root.xpath(b.xpath) == [b.element]
+
+
+def test_justext_block_xpath_below_a_prefixed_tag_evaluates():
+    doc = parse("<st1:section><p>inside a prefixed element</p></st1:section>")
+    [block] = doc.justext_blocks()
+    assert doc.root.xpath(block.xpath) == [block.element]
+
+
+# ---------------------------------------------------------------------------------------------
+# The Collapsed DOM (Web2Text 3.1)
+
+
+def cdom_leaves(node: CNode) -> list[CNode]:
+    out, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        if n.block is not None:
+            out.append(n)
+        todo.extend(reversed(n.children))
+    return out
+
+
+def test_single_child_chains_are_merged():
+    doc = parse("<html><body><div><div><p>x</p></div></div><p>y</p></body></html>")
+    root = doc.collapsed_dom()
+    assert root.tags == ["html", "body"]
+    assert [kid.tags for kid in root.children] == [["div", "div", "p", "#text"], ["p", "#text"]]
+    chain = root.children[0]
+    assert chain.tag == "#text"
+    assert [el.tag for el in chain.elements] == ["div", "div", "p"]
+    assert chain.block.text == "x"
+    assert chain.parent is root and chain.depth == 1
+
+
+def test_whole_page_chain_is_one_node():
+    root = parse("<html><body><div><div><p>x</p></div></div></body></html>").collapsed_dom()
+    assert root.tags == ["html", "body", "div", "div", "p", "#text"]
+    assert root.children == []
+
+
+def test_collapsed_dom_drops_empty_and_removed_elements():
+    doc = parse("<body><div><span></span><p>x</p><script>s</script><div hidden>h</div></div>"
+                "<img src='a.png'><p>y <b>z</b></p></body>")
+    root = doc.collapsed_dom()
+    assert [kid.tags for kid in root.children] == [["div", "p", "#text"], ["p"]]
+    mixed = root.children[1]
+    assert [kid.tags for kid in mixed.children] == [["#text"], ["b", "#text"]]
+
+
+def test_collapsed_dom_leaves_are_the_leaf_blocks_in_order():
+    doc = parse("<div>a<p>b <i>c</i> d</p><ul><li><a href='#'>e</a></li><li>f</li></ul></div>"
+                "<table><tr><td>g</td><td><div><span>h</span></div></td></tr></table>i")
+    leaves = cdom_leaves(doc.collapsed_dom())
+    blocks = doc.leaf_blocks()
+    assert [n.block for n in leaves] == blocks
+    assert [b.text for b in blocks] == list("abcdefghi")
+    for node in leaves:
+        assert node.block.extra["cnode"] is node
+
+
+# ---------------------------------------------------------------------------------------------
+# Declared language and empty reasons
+
+
+def test_declared_language_from_html_lang():
+    assert parse('<html lang="de-AT"><body><p>x</p></body></html>').declared_language == "de-AT"
+    assert parse('<html xml:lang="fr"><body><p>x</p></body></html>').declared_language == "fr"
+
+
+def test_declared_language_from_content_language_meta():
+    html = ('<html><head><meta http-equiv="Content-Language" content="fr, en"></head>'
+            "<body><p>x</p></body></html>")
+    assert parse(html).declared_language == "fr"
+
+
+def test_html_lang_wins_over_meta():
+    html = ('<html lang="es"><head><meta http-equiv="content-language" content="fr"></head>'
+            "<body><p>x</p></body></html>")
+    assert parse(html).declared_language == "es"
+
+
+def test_no_declared_language():
+    assert parse("<p>x</p>").declared_language is None
+    assert parse('<html lang="  "><body><p>x</p></body></html>').declared_language is None
+
+
+def test_declared_language_from_a_selector():
+    sel = Selector(text='<html lang="pt-BR"><body><p>x</p></body></html>')
+    assert parse(sel).declared_language == "pt-BR"
+
+
+def test_empty_reason():
+    assert parse("<html><body><p>x</p></body></html>").empty_reason() == "no-text"
+    assert parse("<html><frameset><frame src='a'></frameset></html>").empty_reason() == "frameset"
+    deep = parse("<div>" * 1000 + "x" + "</div>" * 1000)
+    assert deep.empty_reason() == "too-deep"
+
+
+def test_text_length_counts_visible_text_only():
+    assert parse("<p>abc <b>de</b></p><script>xxxxxxxx</script>").text_length() == len("abcde")
