@@ -415,21 +415,38 @@ class _PathNode:
         self.counts[tag] = n
         return n
 
+    def _steps_to_cached(self, attr: str) -> tuple[str, list[_PathNode]]:
+        """The nearest ancestor-or-self value of ``attr`` already computed, and the nodes
+        below it (root-most first). Iterative: a 10 000-deep page cannot recurse."""
+        chain = []
+        node: _PathNode | None = self
+        while node is not None and getattr(node, attr) is None:
+            chain.append(node)
+            node = node.parent
+        prefix = getattr(node, attr) if node is not None else ""
+        chain.reverse()
+        return prefix, chain
+
     def dotted(self) -> str:
-        """Tags from the root, dot-separated (jusText's ``dom_path``); cached per node."""
+        """Tags from the root, dot-separated (jusText's ``dom_path``).
+
+        Cached on this node only (not on every ancestor), so memory stays linear even
+        on pathologically deep pages.
+        """
         if self._dotted is None:
-            parent = self.parent.dotted() if self.parent is not None else ""
-            if self.unwrapped:
-                self._dotted = parent
-            else:
-                self._dotted = f"{parent}.{self.tag}" if parent else self.tag
+            prefix, chain = self._steps_to_cached("_dotted")
+            tags = [prefix] if prefix else []
+            tags += [n.tag for n in chain if not n.unwrapped]
+            self._dotted = ".".join(tags)
         return self._dotted
 
     def xpath(self) -> str:
-        """An XPath naming this element in the tree (every step indexed); cached per node."""
+        """An XPath naming this element in the tree (every step indexed), cached like
+        :meth:`dotted`."""
         if self._xpath is None:
-            parent = self.parent.xpath() if self.parent is not None else ""
-            self._xpath = f"{parent}/{_xpath_step(self.tag, self.element)}[{self.position}]"
+            prefix, chain = self._steps_to_cached("_xpath")
+            steps = "".join(f"/{_xpath_step(n.tag, n.element)}[{n.position}]" for n in chain)
+            self._xpath = prefix + steps
         return self._xpath
 
 
