@@ -65,6 +65,8 @@ def normalize_whitespace(text: str) -> str:
     This is jusText's rule, kept so its block lengths match the reference. Two C-level
     substitutions (runs around a line break first) do what a per-match callback would.
     """
+    if text.isprintable() and "  " not in text:  # no whitespace but single ASCII spaces
+        return text
     return _WS_INLINE.sub(" ", _WS_NEWLINE.sub("\n", text))
 
 
@@ -430,14 +432,21 @@ class _PathNode:
     def dotted(self) -> str:
         """Tags from the root, dot-separated (jusText's ``dom_path``).
 
-        Cached on this node only (not on every ancestor), so memory stays linear even
-        on pathologically deep pages.
+        Cached on the ancestors computed on the way when the path is short, on this
+        node alone when it is long, so memory stays linear on pathologically deep pages
+        while sibling blocks share their ancestors' work.
         """
         if self._dotted is None:
             prefix, chain = self._steps_to_cached("_dotted")
-            tags = [prefix] if prefix else []
-            tags += [n.tag for n in chain if not n.unwrapped]
-            self._dotted = ".".join(tags)
+            if len(chain) > _CACHE_CHAIN:
+                tags = [prefix] if prefix else []
+                tags += [n.tag for n in chain if not n.unwrapped]
+                self._dotted = ".".join(tags)
+            else:
+                for n in chain:
+                    if not n.unwrapped:
+                        prefix = f"{prefix}.{n.tag}" if prefix else n.tag
+                    n._dotted = prefix
         return self._dotted
 
     def xpath(self) -> str:
@@ -445,9 +454,18 @@ class _PathNode:
         :meth:`dotted`."""
         if self._xpath is None:
             prefix, chain = self._steps_to_cached("_xpath")
-            steps = "".join(f"/{_xpath_step(n.tag, n.element)}[{n.position}]" for n in chain)
-            self._xpath = prefix + steps
+            if len(chain) > _CACHE_CHAIN:
+                self._xpath = prefix + "".join(
+                    f"/{_xpath_step(n.tag, n.element)}[{n.position}]" for n in chain)
+            else:
+                for n in chain:
+                    prefix = f"{prefix}/{_xpath_step(n.tag, n.element)}[{n.position}]"
+                    n._xpath = prefix
         return self._xpath
+
+
+# Paths of at most this many uncached steps are cached on every node on the way.
+_CACHE_CHAIN = 64
 
 
 def _xpath_step(tag: str, el: Any) -> str:
