@@ -20,8 +20,10 @@ from .result import BOILERPLATE, CONTENT, Block, Extraction
 __all__ = [
     "BOILERPLATE",
     "CONTENT",
+    "Addon",
     "Block",
     "BoilerplateError",
+    "BoilerplateHtmlResponse",
     "Document",
     "Extraction",
     "Extractor",
@@ -31,11 +33,28 @@ __all__ = [
     "UnsupportedInput",
     "available",
     "extract",
+    "get_extraction",
     "parse",
     "register",
 ]
 
 __version__ = "0.1.0"
+
+# The Scrapy glue loads on first use: the core (extract, parse) never imports Scrapy.
+_LAZY = {
+    "Addon": "scrapy_boilerplate.addon",
+    "BoilerplateHtmlResponse": "scrapy_boilerplate.middleware",
+    "get_extraction": "scrapy_boilerplate.middleware",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scrapy_boilerplate' has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(module), name)
 
 
 def extract(

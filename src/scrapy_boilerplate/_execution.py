@@ -1,0 +1,139 @@
+"""Where extraction runs: inline, in a bounded thread pool, or in a bounded process pool.
+
+Extraction is CPU work; run on the reactor thread it stalls every download. ``thread``
+moves it off the event loop (lxml parsing releases the GIL, the Python parts do not:
+threads give responsiveness, not throughput); ``process`` also gives throughput on
+spare cores, at the price of sending the body to a worker that parses it there (a
+tree cannot cross processes). At most ``queue_size`` pages wait or run at once; more
+callers wait their turn, so memory stays bounded whatever the download rate.
+
+A page over ``timeout`` raises :class:`ExtractionTimeout`. A thread cannot be killed:
+its result is dropped when it comes. A process can: the pool is torn down and
+replaced, and the other pages it held are submitted again once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from .errors import BoilerplateError
+
+
+class ExtractionTimeout(BoilerplateError, TimeoutError):
+    """A page took longer than ``BOILERPLATE_TIMEOUT``."""
+
+
+class Runner:
+    """Runs extraction calls in one of the three modes, with a bound on pages in flight."""
+
+    def __init__(self, mode: str = "thread", workers: int = 1, queue_size: int = 4,
+                 timeout: float = 0.0) -> None:
+        if mode not in ("inline", "thread", "process"):
+            raise ValueError(f"unknown execution mode {mode!r}")
+        self.mode = mode
+        self.workers = max(1, workers)
+        self.queue_size = max(1, queue_size)
+        self.timeout = timeout or None
+        self._executor: Executor | None = None
+        self._generation = 0
+        self._slots: asyncio.Semaphore | None = None
+        self.restarts = 0
+
+    # The semaphore must be made on the running loop (the reactor's), not at import time.
+    def _semaphore(self) -> asyncio.Semaphore:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.queue_size)
+        return self._slots
+
+    def _pool(self) -> Executor:
+        if self._executor is None:
+            if self.mode == "thread":
+                self._executor = ThreadPoolExecutor(self.workers,
+                                                    thread_name_prefix="boilerplate")
+            else:
+                # spawn: forking a process that runs a reactor and threads is unsafe.
+                self._executor = ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("spawn"))
+        return self._executor
+
+    async def run(self, func: Callable[..., Any], *args: Any) -> tuple[Any, float]:
+        """``(func(*args), seconds)``; ``func`` must be picklable in ``process`` mode."""
+        if self.mode == "inline":
+            start = time.perf_counter()
+            result = func(*args)
+            elapsed = time.perf_counter() - start
+            if self.timeout is not None and elapsed > self.timeout:
+                # Inline work cannot be interrupted; the result is dropped all the same so
+                # every mode reports a page over the limit in the same way.
+                raise ExtractionTimeout(f"took {elapsed:.1f} s > {self.timeout:g} s (inline)")
+            return result, elapsed
+        async with self._semaphore():
+            if self.mode == "thread":
+                return await self._run_thread(func, args)
+            return await self._run_process(func, args)
+
+    async def _run_thread(self, func: Callable[..., Any], args: tuple[Any, ...]
+                          ) -> tuple[Any, float]:
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._pool(), _timed, func, *args)
+        try:
+            return await asyncio.wait_for(future, self.timeout)
+        except asyncio.TimeoutError:
+            raise ExtractionTimeout(
+                f"took over {self.timeout:g} s (the worker thread finishes in the background)"
+            ) from None
+
+    async def _run_process(self, func: Callable[..., Any], args: tuple[Any, ...]
+                           ) -> tuple[Any, float]:
+        for attempt in (1, 2):
+            generation = self._generation
+            pool = self._pool()
+            try:
+                future = asyncio.wrap_future(pool.submit(_timed, func, *args))
+                return await asyncio.wait_for(future, self.timeout)
+            except asyncio.TimeoutError:
+                self._restart(generation)
+                raise ExtractionTimeout(
+                    f"took over {self.timeout:g} s; its worker process was stopped") from None
+            except BrokenProcessPool:
+                # Another page's timeout (or a crash) tore the pool down under this one.
+                self._restart(generation)
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _restart(self, generation: int) -> None:
+        """Kill the workers of pool ``generation`` and start afresh (once per generation)."""
+        if generation != self._generation or self._executor is None:
+            return
+        pool, self._executor = self._executor, None
+        self._generation += 1
+        self.restarts += 1
+        processes = getattr(pool, "_processes", None) or {}
+        for process in list(processes.values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        """Stop the pool; running threads finish, worker processes are stopped."""
+        pool, self._executor = self._executor, None
+        if pool is None:
+            return
+        if isinstance(pool, ProcessPoolExecutor):
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+        else:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _timed(func: Callable[..., Any], *args: Any) -> tuple[Any, float]:
+    start = time.perf_counter()
+    result = func(*args)
+    return result, time.perf_counter() - start

@@ -1,0 +1,88 @@
+"""Writing an :class:`~scrapy_boilerplate.result.Extraction` into items of every kind.
+
+Items are reached only through :class:`itemadapter.ItemAdapter` (dict, ``scrapy.Item``,
+dataclass, attrs, pydantic). Values are plain JSON types, so feed exports, JOBDIR
+queues and scrapy-redis serialise them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from itemadapter import ItemAdapter
+
+from .result import Extraction, to_jsonable
+from .settings import Config
+
+
+def output_value(result: Extraction, output: str) -> Any:
+    """The plain-JSON value of one output (see :data:`scrapy_boilerplate.settings.OUTPUTS`)."""
+    if output == "blocks":
+        return [b.to_dict() for b in result.blocks]
+    if output == "markdown":
+        return result.to_markdown()
+    if output == "params":
+        return to_jsonable(result.params)
+    return to_jsonable(getattr(result, output))
+
+
+class ItemWriter:
+    """Puts the configured outputs of an extraction into an item's fields."""
+
+    def __init__(self, config: Config) -> None:
+        self.fields = dict(config.fields)
+        self.container = config.container
+
+    @property
+    def field_names(self) -> list[str]:
+        """The item fields this writer sets."""
+        return [self.container] if self.container else list(self.fields.values())
+
+    def missing_fields(self, item_class: type) -> list[str]:
+        """The fields ``item_class`` would need but does not declare ([] for dicts)."""
+        declared = ItemAdapter.get_field_names_from_class(item_class)
+        if declared is None:  # dicts and other free-form items take any key
+            return []
+        return [name for name in self.field_names if name not in declared]
+
+    def missing_message(self, item_class: type, missing: list[str]) -> str:
+        """What to declare, said so it can be pasted into the item class."""
+        name = item_class.__name__
+        lines = ", ".join(f"{f} = scrapy.Field()" for f in missing)
+        return (
+            f"item class {name} does not declare the field(s) {', '.join(missing)} that "
+            f"scrapy-boilerplate writes (BOILERPLATE_FIELDS); declare them ({lines}, or the "
+            f"same names in a dataclass/attrs class), or set BOILERPLATE_FIELDS to the fields "
+            f"{name} has, or to one container field name"
+        )
+
+    def write(self, item: Any, result: Extraction) -> None:
+        """Set the fields; raises KeyError when the item class lacks one (checked first)."""
+        adapter = ItemAdapter(item)
+        if self.container:
+            adapter[self.container] = {
+                out: output_value(result, out)
+                for out in ("main_text", "blocks", "extractor", "language", "reason")
+            }
+            return
+        values = {name: output_value(result, out) for out, name in self.fields.items()}
+        declared = adapter.field_names() if not isinstance(item, dict) else None
+        if declared is not None:
+            missing = [n for n in values if n not in declared]
+            if missing:
+                raise KeyError(", ".join(missing))
+        for name, value in values.items():
+            adapter[name] = value
+
+    def failure(self, item: Any) -> str | None:
+        """The recorded reason an item has no main text (None when it has it or none was
+        written): what ``BOILERPLATE_ON_ERROR = "drop"`` looks at."""
+        adapter = ItemAdapter(item)
+        if self.container:
+            value = adapter.get(self.container)
+            return value.get("reason") if isinstance(value, dict) else None
+        if "reason" in self.fields:
+            return adapter.get(self.fields["reason"])
+        if "main_text" in self.fields and self.fields["main_text"] in adapter:
+            return None if adapter.get(self.fields["main_text"]) else "no-text"
+        return None

@@ -1,0 +1,98 @@
+"""What the plugin's components of one crawler share: the checked config, one worker pool,
+the item writer and the stats/log reporter."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from scrapy import signals
+
+from ._execution import Runner
+from ._items import ItemWriter
+from .settings import BoilerplateSettingsError, Config
+
+logger = logging.getLogger("scrapy_boilerplate")
+
+_STATES: WeakKeyDictionary[Any, CrawlerState] = WeakKeyDictionary()
+
+
+class Reporter:
+    """Stats under ``boilerplate/`` and logs that say a recurring problem once, with a count."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.logged: Counter[str] = Counter()
+
+    def inc(self, key: str, value: float = 1) -> None:
+        self.crawler.stats.inc_value(f"boilerplate/{key}", value)
+
+    def max(self, key: str, value: float) -> None:
+        self.crawler.stats.max_value(f"boilerplate/{key}", value)
+
+    def once(self, key: str, level: int, message: str, *args: Any,
+             log_key: str | None = None) -> None:
+        """Log ``message`` the first time ``log_key`` (default: the stats ``key``) happens;
+        later ones are only counted."""
+        log_key = log_key or key
+        self.logged[log_key] += 1
+        if self.logged[log_key] == 1:
+            logger.log(level, message + " (logged once; the stats count every case: "
+                       "boilerplate/%s)", *args, key, extra={"spider": self._spider()})
+
+    def summary(self) -> None:
+        for key, n in sorted(self.logged.items()):
+            if n > 1:
+                logger.info("boilerplate/%s happened %d times in this crawl", key, n,
+                            extra={"spider": self._spider()})
+
+    def _spider(self) -> Any:
+        try:
+            return self.crawler.spider
+        except (AttributeError, RuntimeError):
+            return None
+
+
+class CrawlerState:
+    """Built once per crawler by whichever component comes first."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.config = Config.from_settings(crawler.settings)
+        self.writer = ItemWriter(self.config)
+        for cls in self.config.item_classes:
+            missing = self.writer.missing_fields(cls)
+            if missing:
+                raise BoilerplateSettingsError("BOILERPLATE_ITEM_CLASSES",
+                                               self.writer.missing_message(cls, missing))
+        self.runner = Runner(self.config.execution, self.config.workers,
+                             self.config.queue_size, self.config.timeout)
+        self.reporter = Reporter(crawler)
+        crawler.signals.connect(self._opened, signal=signals.spider_opened)
+        crawler.signals.connect(self._closed, signal=signals.spider_closed)
+
+    def _opened(self, spider: Any = None) -> None:
+        if self.runner.mode == "inline":
+            return
+        try:  # thread and process modes await futures on the asyncio event loop
+            asyncio.get_running_loop()
+        except RuntimeError:
+            logger.error(
+                "BOILERPLATE_EXECUTION=%r needs the asyncio reactor (TWISTED_REACTOR = "
+                "'twisted.internet.asyncioreactor.AsyncioSelectorReactor', Scrapy's default "
+                "since 2.13); extracting inline instead", self.runner.mode)
+            self.runner = Runner("inline", timeout=self.config.timeout)
+
+    def _closed(self, spider: Any = None) -> None:
+        self.runner.close()
+        self.reporter.summary()
+
+
+def state_for(crawler: Any) -> CrawlerState:
+    """The crawler's shared state, built on first use (from a component's ``from_crawler``)."""
+    state = _STATES.get(crawler)
+    if state is None:
+        state = _STATES[crawler] = CrawlerState(crawler)
+    return state

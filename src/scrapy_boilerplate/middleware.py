@@ -1,0 +1,266 @@
+"""The downloader middleware that extracts each HTML response, and the spider middleware
+that hands the extraction to the items scraped from it.
+
+Order: the downloader middleware sits at 545, below Retry (550), HttpCompression (590)
+and Redirect (600), so it sees final, decompressed responses once retries are decided.
+The spider middleware sits at 600 (any position works: it only reads the response).
+
+The spider callback reads the result as ``response.boilerplate`` (an
+:class:`~scrapy_boilerplate.Extraction`) or with :func:`get_extraction`; the response is
+a :class:`BoilerplateHtmlResponse` whose tree is the one the extraction used, so
+``response.css()`` does not parse the page again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterable, Iterator
+from typing import Any
+
+from itemadapter import is_item
+from scrapy.exceptions import NotConfigured
+from scrapy.http import HtmlResponse, Response
+from w3lib.encoding import http_content_type_encoding
+
+from ._execution import ExtractionTimeout
+from ._state import state_for
+from .errors import BoilerplateError
+from .result import Extraction
+
+logger = logging.getLogger(__name__)
+
+#: Set to True in ``Request.meta`` to leave a response (and its items) untouched.
+DONT_EXTRACT = "dont_extract_boilerplate"
+#: ``Request.meta`` key: ``{"extractor": ..., "params": {...}}`` for this request, or False.
+META_KEY = "boilerplate"
+#: ``Request.meta`` key set (a short string) on responses that were not extracted.
+SKIPPED_KEY = "boilerplate_skipped"
+
+_HTML_TYPES = (b"text/html", b"application/xhtml+xml", b"application/vnd.wap.xhtml+xml")
+_HTML_SNIFF = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<meta", b"<div",
+               b"<p>", b"<table", b"<!--")
+
+
+class BoilerplateHtmlResponse(HtmlResponse):
+    """An ``HtmlResponse`` that carries its extraction as ``.boilerplate``.
+
+    Scrapy responses take no new attributes (``__slots__`` since 2.15), hence the
+    subclass; ``boilerplate`` is listed in ``attributes`` so ``replace()`` keeps it.
+    """
+
+    __slots__ = ("boilerplate",)
+    attributes = (*HtmlResponse.attributes, "boilerplate")
+
+    def __init__(self, *args: Any, boilerplate: Extraction | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.boilerplate = boilerplate
+
+
+def get_extraction(response: Response) -> Extraction | None:
+    """The extraction of ``response``, or None when it was not extracted (see
+    ``response.meta["boilerplate_skipped"]`` for why)."""
+    return getattr(response, "boilerplate", None)
+
+
+def looks_like_html(body: bytes) -> bool:
+    """Whether the start of ``body`` looks like an HTML page (for untyped responses)."""
+    head = body[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if not head.startswith(b"<") or (head.startswith(b"<?xml") and b"<html" not in head):
+        return False
+    return any(tag in head for tag in _HTML_SNIFF)
+
+
+def skip_reason(response: Response, max_body_size: int, sniff: bool = True) -> str | None:
+    """Why ``response`` is not extracted (None: it is)."""
+    if not 200 <= response.status < 300:
+        return "http-status"
+    body = response.body
+    if not body.strip():
+        return "empty"
+    if len(body) > max_body_size:
+        return "too-large"
+    if isinstance(response, HtmlResponse):
+        return None
+    content_type = (response.headers.get(b"Content-Type") or b"").split(b";")[0].strip().lower()
+    if content_type in _HTML_TYPES:
+        return None
+    if sniff and looks_like_html(body):
+        return None
+    return "not-html"
+
+
+def _extract_response(response: HtmlResponse, extractor: str, params: dict[str, Any]
+                      ) -> Extraction:
+    # Runs in the worker: building ``response.selector`` there keeps the parse off the
+    # event loop, and the spider callback reuses the same tree.
+    from . import extract
+
+    return extract(response.selector, extractor, url=response.url, **params)
+
+
+def _extract_body(body: bytes, encoding: str | None, url: str, extractor: str,
+                  params: dict[str, Any]) -> Extraction:
+    # Runs in a worker process: the bytes are parsed there (a tree cannot be sent).
+    from . import extract
+    from .settings import resolve_extractor
+
+    resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")  # an import path: register it here
+    return extract(body, extractor, url=url, encoding=encoding, **params)
+
+
+class BoilerplateDownloaderMiddleware:
+    """Extracts every 2xx HTML response off the event loop (priority 545)."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.state = state_for(crawler)
+        if not self.state.config.enabled:
+            raise NotConfigured("BOILERPLATE_ENABLED is False")
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> BoilerplateDownloaderMiddleware:
+        return cls(crawler)
+
+    async def process_response(self, request: Any, response: Response, spider: Any = None
+                               ) -> Response:
+        meta = request.meta
+        if meta.get(DONT_EXTRACT) or meta.get(META_KEY) is False:
+            return response
+        config = self.state.config
+        reporter = self.state.reporter
+        reason = skip_reason(response, config.max_body_size, config.sniff)
+        if reason is not None:
+            meta[SKIPPED_KEY] = reason
+            reporter.inc(f"skipped/{reason}")
+            return response
+        meta.pop(SKIPPED_KEY, None)  # a meta copied from a parent request
+        new = _as_extractable(response)
+        try:
+            extractor, params = config.for_request(meta)
+        except BoilerplateError as exc:
+            reporter.inc(f"errors/{type(exc).__name__}")
+            reporter.once("errors/invalid-meta", logging.ERROR,
+                          "Bad meta['boilerplate'] on %s: %s", request.url, exc)
+            new.boilerplate = Extraction.failed(
+                "invalid-meta", config.extractor, url=response.url,
+                extra={"error": f"{type(exc).__name__}: {exc}"})
+            return new
+        new.boilerplate = await self._extract(new, extractor, params)
+        return new
+
+    async def _extract(self, response: BoilerplateHtmlResponse, extractor: str,
+                       params: dict[str, Any]) -> Extraction:
+        state = self.state
+        reporter = state.reporter
+        runner = state.runner
+        try:
+            if runner.mode == "process":
+                encoding = http_content_type_encoding(
+                    (response.headers.get(b"Content-Type") or b"").decode("latin-1"))
+                call: tuple[Any, ...] = (_extract_body, response.body, encoding, response.url,
+                                         extractor, params)
+            else:
+                call = (_extract_response, response, extractor, params)
+            result, seconds = await runner.run(*call)
+        except ExtractionTimeout as exc:
+            reporter.inc("errors/timeout")
+            reporter.once("errors/timeout", logging.WARNING,
+                          "Extraction of %s timed out: %s", response.url, exc)
+            return Extraction.failed("timeout", extractor, params, url=response.url,
+                                     extra={"error": f"ExtractionTimeout: {exc}"})
+        except Exception as exc:  # an extractor's bug must not break the crawl
+            name = type(exc).__name__
+            reporter.inc(f"errors/{name}")
+            reporter.once(f"errors/{name}", logging.ERROR,
+                          "Extraction of %s failed: %s: %s", response.url, name, exc)
+            return Extraction.failed("error", extractor, params, url=response.url,
+                                     extra={"error": f"{name}: {exc}"})
+        reporter.inc("pages")
+        reporter.inc(f"extractor/{extractor}")
+        reporter.inc("seconds", round(seconds, 6))
+        reporter.max("max_seconds", round(seconds, 6))
+        if result.reason is not None:
+            reporter.inc(f"empty/{result.reason}")
+        return result
+
+
+def _as_extractable(response: Response) -> BoilerplateHtmlResponse:
+    """``response`` as a :class:`BoilerplateHtmlResponse`, keeping a tree already parsed."""
+    if isinstance(response, BoilerplateHtmlResponse):
+        return response
+    new = response.replace(cls=BoilerplateHtmlResponse)
+    if isinstance(response, HtmlResponse):
+        cached = getattr(response, "_cached_selector", None)
+        if cached is not None:  # parsed by an earlier component: reuse, never parse twice
+            new._cached_selector = cached
+    return new
+
+
+class BoilerplateSpiderMiddleware:
+    """Writes the response's extraction into every item its callback yields.
+
+    The one hook that sees both the response and the items: the spider does nothing.
+    Items that carry raw HTML in ``BOILERPLATE_HTML_FIELD`` are left to the pipeline.
+    """
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.state = state_for(crawler)
+        if not self.state.config.enabled:
+            raise NotConfigured("BOILERPLATE_ENABLED is False")
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> BoilerplateSpiderMiddleware:
+        return cls(crawler)
+
+    def process_spider_output(self, response: Response, result: Iterable[Any],
+                              spider: Any = None) -> Iterator[Any]:
+        for obj in result:
+            yield self._attach(response, obj)
+
+    async def process_spider_output_async(self, response: Response,
+                                          result: AsyncIterator[Any], spider: Any = None
+                                          ) -> AsyncIterator[Any]:
+        async for obj in result:
+            yield self._attach(response, obj)
+
+    def _attach(self, response: Response, obj: Any) -> Any:
+        if not is_item(obj):
+            return obj
+        request = response.request
+        meta = request.meta if request is not None else {}
+        if meta.get(DONT_EXTRACT) or meta.get(META_KEY) is False:
+            return obj
+        state = self.state
+        html_field = state.config.html_field
+        if html_field is not None and _has_value(obj, html_field):
+            return obj  # the pipeline extracts it from its own HTML
+        result = get_extraction(response)
+        if result is None:
+            reason = meta.get(SKIPPED_KEY) or "not-extracted"
+            result = Extraction.failed(reason, state.config.extractor, url=response.url)
+        write_item(state, obj, result)
+        return obj
+
+
+def _has_value(item: Any, field: str) -> bool:
+    from itemadapter import ItemAdapter
+
+    adapter = ItemAdapter(item)
+    return field in adapter and bool(adapter.get(field))
+
+
+def write_item(state: Any, item: Any, result: Extraction) -> bool:
+    """Write ``result`` into ``item``; a class without the fields is reported, not fatal."""
+    try:
+        state.writer.write(item, result)
+    except KeyError:
+        cls = type(item)
+        message = state.writer.missing_message(cls, state.writer.missing_fields(cls)
+                                               or state.writer.field_names)
+        state.reporter.inc("errors/missing_fields")
+        state.reporter.once("errors/missing_fields", logging.ERROR, "%s", message,
+                            log_key=f"missing_fields/{cls.__qualname__}")
+        return False
+    state.reporter.inc("items")
+    return True

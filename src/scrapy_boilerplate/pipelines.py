@@ -1,0 +1,99 @@
+"""The item pipeline (priority 200, before storage and export).
+
+It extracts items that carry their own raw HTML (``BOILERPLATE_HTML_FIELD``), off the
+event loop like the downloader middleware, and applies ``BOILERPLATE_ON_ERROR``: with
+``"drop"``, an item whose extraction failed (a recorded reason: error, timeout, a
+response that was not HTML...) is dropped and counted; with ``"keep"`` it goes on with
+the reason in its fields. Items scraped from a response got their fields from the
+spider middleware already.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from itemadapter import ItemAdapter
+from scrapy.exceptions import DropItem, NotConfigured
+
+from ._execution import ExtractionTimeout
+from ._state import state_for
+from .middleware import write_item
+from .result import Extraction
+
+logger = logging.getLogger(__name__)
+
+
+def _extract_html(html: str | bytes, url: str | None, extractor: str,
+                  params: dict[str, Any]) -> Extraction:
+    from . import extract
+
+    return extract(html, extractor, url=url, **params)
+
+
+class BoilerplatePipeline:
+    """Extract items' own HTML; keep or drop items whose extraction failed."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.state = state_for(crawler)
+        if not self.state.config.enabled:
+            raise NotConfigured("BOILERPLATE_ENABLED is False")
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> BoilerplatePipeline:
+        return cls(crawler)
+
+    async def process_item(self, item: Any, spider: Any = None) -> Any:
+        state = self.state
+        config = state.config
+        if config.html_field is not None:
+            adapter = ItemAdapter(item)
+            html = adapter.get(config.html_field) if config.html_field in adapter else None
+            if html:
+                result = await self._extract(html, adapter)
+                write_item(state, item, result)
+        if config.on_error == "drop":
+            reason = state.writer.failure(item)
+            if reason is not None:
+                state.reporter.inc(f"items_dropped/{reason}")
+                raise DropItem(f"scrapy-boilerplate: no main text ({reason})")
+        return item
+
+    async def _extract(self, html: Any, adapter: ItemAdapter) -> Extraction:
+        state = self.state
+        reporter = state.reporter
+        extractor, params = state.config.extractor, state.config.params
+        url = adapter.get("url") if "url" in adapter else None
+        if not isinstance(html, (str, bytes)):
+            reporter.inc("errors/TypeError")
+            reporter.once("errors/TypeError", logging.ERROR,
+                          "Field %s holds %s, not str or bytes", state.config.html_field,
+                          type(html).__name__)
+            return Extraction.failed("error", extractor, params, url=url,
+                                     extra={"error": f"TypeError: {type(html).__name__}"})
+        if state.config.max_body_size < len(html):
+            reporter.inc("skipped/too-large")
+            return Extraction.failed("too-large", extractor, params, url=url)
+        try:
+            result, seconds = await state.runner.run(_extract_html, html, url, extractor, params)
+        except ExtractionTimeout as exc:
+            reporter.inc("errors/timeout")
+            reporter.once("errors/timeout", logging.WARNING,
+                          "Extraction of an item's HTML timed out: %s", exc)
+            return Extraction.failed("timeout", extractor, params, url=url,
+                                     extra={"error": f"ExtractionTimeout: {exc}"})
+        except Exception as exc:  # an extractor's bug must not lose the item
+            name = type(exc).__name__
+            reporter.inc(f"errors/{name}")
+            reporter.once(f"errors/{name}", logging.ERROR,
+                          "Extraction of an item's HTML failed: %s: %s", name, exc)
+            return Extraction.failed("error", extractor, params, url=url,
+                                     extra={"error": f"{name}: {exc}"})
+        reporter.inc("pages")
+        reporter.inc(f"extractor/{extractor}")
+        reporter.inc("seconds", round(seconds, 6))
+        reporter.max("max_seconds", round(seconds, 6))
+        if result.reason is not None:
+            reporter.inc(f"empty/{result.reason}")
+        return result

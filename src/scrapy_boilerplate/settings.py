@@ -1,0 +1,276 @@
+"""Every ``BOILERPLATE_*`` setting's default, and :class:`Config`: the settings parsed once.
+
+The Scrapy components read their configuration through :meth:`Config.from_settings`,
+which checks every value and raises :class:`BoilerplateSettingsError` naming the
+setting and the values it allows: a wrong value fails the crawl at start, not on the
+thousandth page. docs/settings.md documents each setting.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import registry
+from .errors import BoilerplateError, InvalidParameter, UnknownExtractor
+
+#: Turn every component of the plugin on or off.
+BOILERPLATE_ENABLED = True
+#: The method: a registered name (``justext``, ``cnr``, ...) or ``"package.module:Class"``.
+BOILERPLATE_EXTRACTOR = "justext"
+#: The method's thresholds, e.g. ``{"length_low": 70}``; the paper's defaults fill the rest.
+BOILERPLATE_PARAMS: dict[str, Any] = {}
+#: Item fields written, by output: a dict ``{output: field name}`` (outputs: see
+#: :data:`OUTPUTS`), or one field name (a string) to get every output in one dict.
+BOILERPLATE_FIELDS: dict[str, str] | str = {
+    "main_text": "main_text",
+    "blocks": "blocks",
+    "extractor": "extractor",
+    "reason": "boilerplate_reason",
+}
+#: A field holding raw HTML (str or bytes): items carrying it are extracted from it.
+BOILERPLATE_HTML_FIELD: str | None = None
+#: Item classes (objects or import paths) checked at start for the fields written.
+BOILERPLATE_ITEM_CLASSES: list[Any] = []
+#: Bodies larger than this many bytes are not extracted (reason ``too-large``).
+BOILERPLATE_MAX_BODY_SIZE = 32 * 1024 * 1024
+#: Seconds one page may take (0: no limit); a page over it gets reason ``timeout``.
+BOILERPLATE_TIMEOUT = 30.0
+#: Where extraction runs: ``inline`` (in the reactor thread), ``thread`` or ``process``.
+BOILERPLATE_EXECUTION = "thread"
+#: Threads or processes of the pool (0: the number of CPUs, at most 4).
+BOILERPLATE_WORKERS = 0
+#: Pages waiting for or in extraction at once, per crawler (0: four per worker).
+BOILERPLATE_QUEUE_SIZE = 0
+#: ``keep`` an item whose extraction failed, with the reason recorded, or ``drop`` it.
+BOILERPLATE_ON_ERROR = "keep"
+#: Responses whose Content-Type says nothing of HTML are extracted if their body looks
+#: like HTML.
+BOILERPLATE_SNIFF = True
+
+DEFAULTS: dict[str, Any] = {
+    name: value for name, value in dict(globals()).items() if name.startswith("BOILERPLATE_")
+}
+
+#: What an item can receive, and where it comes from in the Extraction.
+OUTPUTS = ("main_text", "blocks", "extractor", "params", "language", "reason", "markdown",
+           "url", "encoding")
+EXECUTION_MODES = ("inline", "thread", "process")
+ON_ERROR = ("keep", "drop")
+
+
+class BoilerplateSettingsError(BoilerplateError, ValueError):
+    """A ``BOILERPLATE_*`` setting has a value the plugin cannot use.
+
+    The message names the setting and the values it allows.
+    """
+
+    def __init__(self, setting: str, message: str) -> None:
+        super().__init__(f"{setting}: {message}")
+        self.setting = setting
+
+
+@dataclass(frozen=True)
+class Config:
+    """The plugin's settings, checked: what every component is built from."""
+
+    enabled: bool = True
+    extractor: str = BOILERPLATE_EXTRACTOR
+    params: dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, str] = field(default_factory=lambda: dict(BOILERPLATE_FIELDS))
+    container: str | None = None
+    html_field: str | None = None
+    item_classes: tuple[type, ...] = ()
+    max_body_size: int = BOILERPLATE_MAX_BODY_SIZE
+    timeout: float = BOILERPLATE_TIMEOUT
+    execution: str = BOILERPLATE_EXECUTION
+    workers: int = 1
+    queue_size: int = 4
+    on_error: str = BOILERPLATE_ON_ERROR
+    sniff: bool = BOILERPLATE_SNIFF
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> Config:
+        """Read and check every ``BOILERPLATE_*`` setting (typed getters: ``-s`` strings work)."""
+
+        def get(name: str, getter: str) -> Any:
+            try:
+                return getattr(settings, getter)(name, DEFAULTS[name])
+            except (TypeError, ValueError) as exc:
+                raise BoilerplateSettingsError(name, f"{exc}") from None
+
+        enabled = get("BOILERPLATE_ENABLED", "getbool")
+        extractor = settings.get("BOILERPLATE_EXTRACTOR", BOILERPLATE_EXTRACTOR)
+        if not isinstance(extractor, str) or not extractor.strip():
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_EXTRACTOR",
+                f"expected a method name ({', '.join(registry.available())}) or "
+                f"'package.module:Class', got {extractor!r}")
+        extractor = resolve_extractor(extractor.strip(), "BOILERPLATE_EXTRACTOR")
+        params = get("BOILERPLATE_PARAMS", "getdict")
+        params = check_params(extractor, params, "BOILERPLATE_PARAMS")
+
+        fields, container = _fields(settings.get("BOILERPLATE_FIELDS", BOILERPLATE_FIELDS))
+        html_field = settings.get("BOILERPLATE_HTML_FIELD") or None
+        if html_field is not None and not isinstance(html_field, str):
+            raise BoilerplateSettingsError("BOILERPLATE_HTML_FIELD",
+                                           f"expected a field name or None, got {html_field!r}")
+        classes = tuple(_load_class(c) for c in get("BOILERPLATE_ITEM_CLASSES", "getlist"))
+
+        max_body_size = get("BOILERPLATE_MAX_BODY_SIZE", "getint")
+        if max_body_size <= 0:
+            raise BoilerplateSettingsError("BOILERPLATE_MAX_BODY_SIZE",
+                                           f"expected a positive number of bytes, got "
+                                           f"{max_body_size}")
+        timeout = get("BOILERPLATE_TIMEOUT", "getfloat")
+        if timeout < 0:
+            raise BoilerplateSettingsError("BOILERPLATE_TIMEOUT",
+                                           f"expected seconds >= 0 (0: no limit), got {timeout}")
+        execution = str(settings.get("BOILERPLATE_EXECUTION", BOILERPLATE_EXECUTION)).lower()
+        if execution not in EXECUTION_MODES:
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_EXECUTION",
+                f"expected one of {', '.join(EXECUTION_MODES)}, got {execution!r}")
+        workers = get("BOILERPLATE_WORKERS", "getint")
+        if workers < 0:
+            raise BoilerplateSettingsError("BOILERPLATE_WORKERS",
+                                           f"expected an integer >= 0 (0: automatic), got "
+                                           f"{workers}")
+        workers = workers or min(4, os.cpu_count() or 1)
+        queue_size = get("BOILERPLATE_QUEUE_SIZE", "getint")
+        if queue_size < 0:
+            raise BoilerplateSettingsError("BOILERPLATE_QUEUE_SIZE",
+                                           f"expected an integer >= 0 (0: automatic), got "
+                                           f"{queue_size}")
+        queue_size = queue_size or 4 * workers
+        on_error = str(settings.get("BOILERPLATE_ON_ERROR", BOILERPLATE_ON_ERROR)).lower()
+        if on_error not in ON_ERROR:
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_ON_ERROR", f"expected one of {', '.join(ON_ERROR)}, got {on_error!r}")
+        return cls(
+            enabled=enabled, extractor=extractor, params=params, fields=fields,
+            container=container, html_field=html_field, item_classes=classes,
+            max_body_size=max_body_size, timeout=timeout, execution=execution,
+            workers=workers, queue_size=queue_size, on_error=on_error,
+            sniff=get("BOILERPLATE_SNIFF", "getbool"),
+        )
+
+    def for_request(self, meta: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The method and parameters for one request: the settings, then ``meta["boilerplate"]``.
+
+        ``meta["boilerplate"] = {"extractor": "cnr", "params": {...}}``: choosing another
+        method drops the settings' thresholds (they belong to the configured method).
+        Raises :class:`~scrapy_boilerplate.errors.BoilerplateError` on a bad override.
+        """
+        override = meta.get("boilerplate")
+        if not override:
+            return self.extractor, self.params
+        if not isinstance(override, Mapping):
+            raise InvalidParameter(
+                f"meta['boilerplate'] must be a dict with 'extractor' and/or 'params' (or "
+                f"False), got {type(override).__name__}", "boilerplate")
+        unknown = set(override) - {"extractor", "params"}
+        if unknown:
+            raise InvalidParameter(
+                f"meta['boilerplate'] has unknown keys {sorted(unknown)}; allowed: "
+                f"'extractor', 'params'", "boilerplate")
+        extractor = self.extractor
+        params: dict[str, Any] = dict(self.params)
+        wanted = override.get("extractor")
+        if wanted and wanted != extractor:
+            extractor = resolve_extractor(str(wanted), "meta['boilerplate']['extractor']")
+            params = {}
+        extra = override.get("params") or {}
+        if not isinstance(extra, Mapping):
+            raise InvalidParameter(
+                f"meta['boilerplate']['params'] must be a dict, got {type(extra).__name__}",
+                "params")
+        params.update(extra)
+        return extractor, registry.get(extractor).validate(params)
+
+
+def resolve_extractor(name: str, setting: str) -> str:
+    """A registered method name for ``name``; an import path is registered under itself."""
+    try:
+        registry.get(name)
+        return name
+    except UnknownExtractor as exc:
+        if ":" not in name and "." not in name:
+            raise BoilerplateSettingsError(
+                setting, f"unknown extractor {name!r}; allowed: {', '.join(exc.available)} "
+                         f"or an import path 'package.module:Class'") from None
+    target = name if ":" in name else ":".join(name.rsplit(".", 1))
+    try:
+        cls = registry._import(target)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise BoilerplateSettingsError(setting, f"cannot import {name!r}: {exc}") from None
+    if not (isinstance(cls, type) and issubclass(cls, registry.Extractor)):
+        raise BoilerplateSettingsError(
+            setting, f"{name!r} is not a scrapy_boilerplate.Extractor subclass")
+    registry.register(name, target)
+    return name
+
+
+def check_params(extractor: str, params: Mapping[str, Any], setting: str) -> dict[str, Any]:
+    """``params`` validated against the method's spec, defaults filled in."""
+    try:
+        return registry.get(extractor).validate(dict(params))
+    except InvalidParameter as exc:
+        raise BoilerplateSettingsError(setting, f"{exc} (extractor {extractor!r})") from None
+
+
+def _fields(value: Any) -> tuple[dict[str, str], str | None]:
+    """``({output: field}, None)`` for a mapping, ``(every output, name)`` for a string."""
+    allowed = ", ".join(OUTPUTS)
+    if isinstance(value, str):
+        value = value.strip()
+        if value.startswith("{"):  # -s BOILERPLATE_FIELDS='{"main_text": "text"}'
+            import json
+
+            try:
+                value = json.loads(value)
+            except ValueError as exc:
+                raise BoilerplateSettingsError("BOILERPLATE_FIELDS", f"bad JSON: {exc}") from None
+        elif value:
+            return {k: k for k in ("main_text", "blocks", "extractor", "reason")}, value
+        else:
+            raise BoilerplateSettingsError("BOILERPLATE_FIELDS",
+                                           "expected a field name or a dict, got ''")
+    if hasattr(value, "copy_to_dict"):  # a Scrapy BaseSettings
+        value = value.copy_to_dict()
+    if not isinstance(value, Mapping):
+        raise BoilerplateSettingsError(
+            "BOILERPLATE_FIELDS",
+            f"expected a dict {{output: field name}} (outputs: {allowed}) or one field name, "
+            f"got {type(value).__name__}")
+    fields: dict[str, str] = {}
+    for output, name in value.items():
+        if output not in OUTPUTS:
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_FIELDS", f"unknown output {output!r}; allowed: {allowed}")
+        if name is None or name == "":
+            continue  # switched off
+        if not isinstance(name, str):
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_FIELDS", f"field name for {output!r} must be a string, got {name!r}")
+        fields[output] = name
+    if not fields:
+        raise BoilerplateSettingsError("BOILERPLATE_FIELDS", "no output left to write")
+    return fields, None
+
+
+def _load_class(value: Any) -> type:
+    if isinstance(value, type):
+        return value
+    from scrapy.utils.misc import load_object
+
+    try:
+        obj = load_object(value)
+    except (ImportError, NameError, ValueError, AttributeError) as exc:
+        raise BoilerplateSettingsError("BOILERPLATE_ITEM_CLASSES",
+                                       f"cannot import {value!r}: {exc}") from None
+    if not isinstance(obj, type):
+        raise BoilerplateSettingsError("BOILERPLATE_ITEM_CLASSES", f"{value!r} is not a class")
+    return obj
