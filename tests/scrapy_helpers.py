@@ -7,7 +7,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import scrapy
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -46,7 +46,7 @@ class PagesSpider(scrapy.Spider):
     """Fetches ``urls`` and yields one item per response (``make_item`` decides its kind)."""
 
     name = "pages"
-    custom_settings: dict[str, Any] = {"HTTPERROR_ALLOW_ALL": True}
+    custom_settings: ClassVar[dict[str, Any]] = {"HTTPERROR_ALLOW_ALL": True}
 
     def __init__(self, urls: list[str] = (), metas: dict[str, dict] | None = None,
                  make_item: Any = None, seen: list | None = None, **kwargs: Any) -> None:
@@ -93,7 +93,8 @@ ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
     "/article.html": (200, {"Content-Type": "text/html; charset=utf-8"}, ARTICLE),
     "/missing": (404, {"Content-Type": "text/html"}, b"<html><body><p>Not found</p></body></html>"),
     "/error": (500, {"Content-Type": "text/html"}, b"<html><body><p>Oops</p></body></html>"),
-    "/image.png": (200, {"Content-Type": "image/png"}, b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8),
+    "/image.png": (200, {"Content-Type": "image/png"},
+                   b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8),
     "/data.json": (200, {"Content-Type": "application/json"}, b'{"a": [1, 2, 3]}'),
     "/document.pdf": (200, {"Content-Type": "application/pdf"}, b"%PDF-1.4\n%\xe2\xe3\n1 0 obj\n"),
     "/empty": (200, {"Content-Type": "text/html"}, b""),
@@ -106,7 +107,7 @@ ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
 
 
 class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         status, headers, body = ROUTES.get(self.path, (404, {}, b""))
         self.send_response(status)
         for key, value in headers.items():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import ClassVar
 
 import attrs
 import pytest
@@ -26,12 +27,11 @@ from scrapy_boilerplate.middleware import (
 )
 from scrapy_boilerplate.pipelines import BoilerplatePipeline
 from scrapy_boilerplate.settings import BoilerplateSettingsError
-
 from scrapy_helpers import (
     ARTICLE,
     PAGES,
-    PagesSpider,
     LocalServer,
+    PagesSpider,
     boilerplate_stats,
     crawl,
 )
@@ -85,7 +85,7 @@ async def test_downloader_middleware_is_placed_after_decompression_redirects_and
 
 @deferred_f_from_coro_f
 async def test_every_item_arrives_with_main_text_blocks_and_extractor():
-    items, stats, seen = await crawl(urls=URLS)
+    items, stats, _seen = await crawl(urls=URLS)
     assert len(items) == len(URLS)
     for item in items:
         expected = extract(
@@ -128,7 +128,7 @@ async def test_every_execution_mode_gives_the_same_items(mode):
 async def test_spider_custom_settings_choose_the_method_and_its_thresholds():
     class CnrSpider(PagesSpider):
         name = "cnr-pages"
-        custom_settings = {"BOILERPLATE_EXTRACTOR": "cnr",
+        custom_settings: ClassVar[dict] = {"BOILERPLATE_EXTRACTOR": "cnr",
                            "BOILERPLATE_PARAMS": {"granularity": 1}}
 
     items, stats, _ = await crawl(spider=CnrSpider, urls=[ARTICLE_URL])
@@ -357,7 +357,7 @@ async def test_process_mode_recovers_after_a_timeout():
     }
     slow = {"boilerplate": {"params": {"seconds": 10.0}}}
     urls = [ARTICLE_URL + "#slow", *URLS]
-    items, stats, _ = await crawl(settings, urls=urls, metas={urls[0]: slow})
+    items, _stats, _ = await crawl(settings, urls=urls, metas={urls[0]: slow})
     reasons = sorted(str(it["boilerplate_reason"]) for it in items)
     assert reasons == ["None"] * len(URLS) + ["timeout"]
 

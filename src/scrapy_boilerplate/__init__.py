@@ -89,4 +89,7 @@ def extract(
         result.url = doc.url if doc.url is not None else url
     if result.encoding is None:
         result.encoding = doc.encoding
+    if result.language is None and doc.declared_language:
+        # Methods without a language model report the page's declared language.
+        result.language = doc.declared_language.split("-")[0].split("_")[0].lower() or None
     return result

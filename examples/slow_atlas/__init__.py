@@ -1,0 +1,1 @@
+"""The example Scrapy project: crawl the Slow Atlas site with scrapy-boilerplate enabled."""

@@ -1,0 +1,1 @@
+"""The example spiders (see articles.py)."""

@@ -1,0 +1,34 @@
+"""The README's first command runs examples/crawl.py: keep it working."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_example_crawl_runs_every_spider_and_writes_items_with_main_text(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "crawl.py"), "--output-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=180, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for spider, extractor in (("articles", "justext"), ("cnr", "cnr"), ("per_request", None)):
+        lines = (tmp_path / f"{spider}.jsonl").read_text(encoding="utf-8").splitlines()
+        items = [json.loads(line) for line in lines]
+        assert len(items) == 9
+        assert all(it["main_text"] and it["blocks"] for it in items)
+        assert all(it["boilerplate_reason"] is None for it in items)
+        if extractor:
+            assert {it["extractor"] for it in items} == {extractor}
+    per_request = {
+        json.loads(line)["url"].rsplit("/", 1)[-1]: json.loads(line)
+        for line in (tmp_path / "per_request.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    assert per_request["index.html"]["extractor"] == "cnr"
+    assert per_request["night-trains.html"]["extractor"] == "justext"
+    assert "Pages crawled:           9" in proc.stdout
+    assert "Mean main-text length:" in proc.stdout and "Sample:" in proc.stdout
