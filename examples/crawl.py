@@ -48,12 +48,26 @@ def serve(directory: Path) -> tuple[ThreadingHTTPServer, str]:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--spider", action="append", choices=SPIDERS,
-                        help="spider to run (repeatable; default: all three)")
-    parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT,
-                        help="where <spider>.jsonl files go (default: examples/output)")
-    parser.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="a Scrapy setting, e.g. -s BOILERPLATE_EXECUTION=process")
+    parser.add_argument(
+        "--spider",
+        action="append",
+        choices=SPIDERS,
+        help="spider to run (repeatable; default: all three)",
+    )
+    parser.add_argument(
+        "--output-dir",
+        type=Path,
+        default=DEFAULT_OUTPUT,
+        help="where <spider>.jsonl files go (default: examples/output)",
+    )
+    parser.add_argument(
+        "-s",
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a Scrapy setting, e.g. -s BOILERPLATE_EXECUTION=process",
+    )
     args = parser.parse_args(argv)
     args.settings = {}
     for item in args.set:
@@ -64,21 +78,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def summarize(spider: str, items: list[dict[str, Any]], stats: dict[str, Any],
-              output: Path) -> bool:
+def summarize(
+    spider: str, items: list[dict[str, Any]], stats: dict[str, Any], output: Path
+) -> bool:
     """Print one spider's summary; True when every page gave an item with main text."""
     items = sorted(items, key=lambda it: it["url"])
     print(f"\nSpider {spider!r}: items written to {_show(output)}")
-    print(f"  {'page':<26} {'lang':<5} {'extractor':<10} {'blocks':>6} {'content':>8} "
-          f"{'chars':>6}")
+    print(f"  {'page':<26} {'lang':<5} {'extractor':<10} {'blocks':>6} {'content':>8} {'chars':>6}")
     for it in items:
         blocks = it["blocks"]
         n_content = sum(b["label"] == "content" for b in blocks)
         share = f"{n_content / len(blocks):.0%}" if blocks else "-"
         page = it["url"].rsplit("/", 1)[-1]
-        print(f"  {page:<26} {it['language'] or '-':<5} {it['extractor']:<10} "
-              f"{len(blocks):>6} {share:>8} {len(it['main_text']):>6}"
-              + (f"  ({it['boilerplate_reason']})" if it["boilerplate_reason"] else ""))
+        print(
+            f"  {page:<26} {it['language'] or '-':<5} {it['extractor']:<10} "
+            f"{len(blocks):>6} {share:>8} {len(it['main_text']):>6}"
+            + (f"  ({it['boilerplate_reason']})" if it["boilerplate_reason"] else "")
+        )
     n_blocks = sum(len(it["blocks"]) for it in items)
     n_content = sum(b["label"] == "content" for it in items for b in it["blocks"])
     mean_len = sum(len(it["main_text"]) for it in items) / len(items) if items else 0.0
@@ -91,10 +107,15 @@ def summarize(spider: str, items: list[dict[str, Any]], stats: dict[str, Any],
     seconds = stats.get("boilerplate/seconds", 0.0)
     extracted = stats.get("boilerplate/pages", 0)
     if extracted:
-        print(f"Extraction time:         {1000 * seconds / extracted:.1f} ms/page "
-              f"({stats.get('boilerplate/max_seconds', 0) * 1000:.1f} ms at most)")
-    problems = {k: v for k, v in stats.items()
-                if k.startswith(("boilerplate/errors/", "boilerplate/skipped/"))}
+        print(
+            f"Extraction time:         {1000 * seconds / extracted:.1f} ms/page "
+            f"({stats.get('boilerplate/max_seconds', 0) * 1000:.1f} ms at most)"
+        )
+    problems = {
+        k: v
+        for k, v in stats.items()
+        if k.startswith(("boilerplate/errors/", "boilerplate/skipped/"))
+    }
     for key, value in sorted(problems.items()):
         print(f"  {key}: {value}")
     with_text = [it for it in items if it["main_text"]]
@@ -135,9 +156,17 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.spider or SPIDERS:
             output = args.output_dir / f"{name}.jsonl"
             crawler = process.create_crawler(name)
-            crawler.settings.set("FEEDS", {output.resolve().as_uri(): {
-                "format": "jsonlines", "encoding": "utf8", "overwrite": True}},
-                priority="cmdline")
+            crawler.settings.set(
+                "FEEDS",
+                {
+                    output.resolve().as_uri(): {
+                        "format": "jsonlines",
+                        "encoding": "utf8",
+                        "overwrite": True,
+                    }
+                },
+                priority="cmdline",
+            )
             items: list[dict[str, Any]] = []
 
             def collect(item: Any, items: list = items, **_: Any) -> None:

@@ -48,8 +48,14 @@ class PagesSpider(scrapy.Spider):
     name = "pages"
     custom_settings: ClassVar[dict[str, Any]] = {"HTTPERROR_ALLOW_ALL": True}
 
-    def __init__(self, urls: list[str] = (), metas: dict[str, dict] | None = None,
-                 make_item: Any = None, seen: list | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        urls: list[str] = (),
+        metas: dict[str, dict] | None = None,
+        make_item: Any = None,
+        seen: list | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.urls = list(urls)
         self.metas = metas or {}
@@ -62,17 +68,20 @@ class PagesSpider(scrapy.Spider):
 
     def parse(self, response: Any) -> Any:
         # What the callback sees: the extraction, and whether the tree is already built.
-        self.seen.append({
-            "url": response.url,
-            "type": type(response).__name__,
-            "boilerplate": getattr(response, "boilerplate", None),
-            "tree_ready": getattr(response, "_cached_selector", None) is not None,
-        })
+        self.seen.append(
+            {
+                "url": response.url,
+                "type": type(response).__name__,
+                "boilerplate": getattr(response, "boilerplate", None),
+                "tree_ready": getattr(response, "_cached_selector", None) is not None,
+            }
+        )
         yield self.make_item(response)
 
 
-async def crawl(settings: dict[str, Any] | None = None, spider: type = PagesSpider,
-                **spider_kwargs: Any) -> tuple[list[Any], dict[str, Any], list[dict]]:
+async def crawl(
+    settings: dict[str, Any] | None = None, spider: type = PagesSpider, **spider_kwargs: Any
+) -> tuple[list[Any], dict[str, Any], list[dict]]:
     """Run one real crawl; returns (items reaching the last pipeline, stats, callback views)."""
     merged = {**SETTINGS, "ITEM_PIPELINES": {Collect: 900}, **(settings or {})}
     crawler = get_crawler(spider, merged)
@@ -82,7 +91,7 @@ async def crawl(settings: dict[str, Any] | None = None, spider: type = PagesSpid
 
 
 def boilerplate_stats(stats: dict[str, Any]) -> dict[str, Any]:
-    return {k[len("boilerplate/"):]: v for k, v in stats.items() if k.startswith("boilerplate/")}
+    return {k[len("boilerplate/") :]: v for k, v in stats.items() if k.startswith("boilerplate/")}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -93,16 +102,22 @@ ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
     "/article.html": (200, {"Content-Type": "text/html; charset=utf-8"}, ARTICLE),
     "/missing": (404, {"Content-Type": "text/html"}, b"<html><body><p>Not found</p></body></html>"),
     "/error": (500, {"Content-Type": "text/html"}, b"<html><body><p>Oops</p></body></html>"),
-    "/image.png": (200, {"Content-Type": "image/png"},
-                   b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8),
+    "/image.png": (
+        200,
+        {"Content-Type": "image/png"},
+        b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8,
+    ),
     "/data.json": (200, {"Content-Type": "application/json"}, b'{"a": [1, 2, 3]}'),
     "/document.pdf": (200, {"Content-Type": "application/pdf"}, b"%PDF-1.4\n%\xe2\xe3\n1 0 obj\n"),
     "/empty": (200, {"Content-Type": "text/html"}, b""),
     "/untyped": (200, {"Content-Type": "application/octet-stream"}, ARTICLE),
     "/plain-html": (200, {"Content-Type": "text/plain"}, ARTICLE),
     # Declares UTF-8 in the header, but the bytes are Windows-1252.
-    "/wrong-charset": (200, {"Content-Type": "text/html; charset=utf-8"},
-                       ARTICLE.replace(b"Saltmere", "Saltmère".encode("cp1252"))),
+    "/wrong-charset": (
+        200,
+        {"Content-Type": "text/html; charset=utf-8"},
+        ARTICLE.replace(b"Saltmere", "Saltmère".encode("cp1252")),
+    ),
 }
 
 

@@ -54,8 +54,9 @@ def test_empty_memoryview(method):
     failed_with(extract(memoryview(b""), method), "empty")
 
 
-@pytest.mark.parametrize("magic", [b"\x89PNG\r\n\x1a\n", b"GIF89a", b"%PDF-1.7\n", b"PK\x03\x04",
-                                   b"\x1f\x8b\x08\x00"])
+@pytest.mark.parametrize(
+    "magic", [b"\x89PNG\r\n\x1a\n", b"GIF89a", b"%PDF-1.7\n", b"PK\x03\x04", b"\x1f\x8b\x08\x00"]
+)
 def test_binary_data(method, magic):
     data = magic + random.Random(7).randbytes(4096)
     result = extract(data, method)
@@ -82,8 +83,11 @@ def test_nul_character_late_in_a_long_page_does_not_raise(method):
 
 def test_twenty_megabyte_page(method):
     para = "<p>" + LONG_EN + "</p>\n"
-    html = ('<html lang="en"><body><div><a href="/">Home</a></div>'
-            + para * (20_000_000 // len(para) + 1) + "</body></html>")
+    html = (
+        '<html lang="en"><body><div><a href="/">Home</a></div>'
+        + para * (20_000_000 // len(para) + 1)
+        + "</body></html>"
+    )
     assert len(html) > 20_000_000
     result = check(extract(html, method))
     assert result.reason is None
@@ -105,44 +109,58 @@ def test_ten_thousand_deep_nesting(method):
 
 
 def test_deep_nesting_after_real_text_keeps_the_text(method):
-    html = (f"<html><body><p>{LONG_EN}</p>" + "<span>" * 10_000 + "deep" + "</span>" * 10_000
-            + "</body></html>")
+    html = (
+        f"<html><body><p>{LONG_EN}</p>"
+        + "<span>" * 10_000
+        + "deep"
+        + "</span>" * 10_000
+        + "</body></html>"
+    )
     result = check(extract(html, method))
     assert result.reason is None
     assert result.blocks[0].text == LONG_EN
 
 
 def test_frameset_only_page(method):
-    html = ('<html><head><title>Frames</title></head><frameset cols="20%,80%">'
-            '<frame src="menu.html"><frame src="main.html"></frameset></html>')
+    html = (
+        '<html><head><title>Frames</title></head><frameset cols="20%,80%">'
+        '<frame src="menu.html"><frame src="main.html"></frameset></html>'
+    )
     failed_with(extract(html, method), "frameset")
 
 
-@pytest.mark.parametrize("xml", [
-    '<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>News</title>'
-    "<item><title>Item one</title><description>A long description of the first item of the "
-    "feed.</description></item></channel></rss>",
-    '<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Blog</title>'
-    "<entry><title>Post</title><content>Some content</content></entry></feed>",
-    '<?xml version="1.0"?>\n<!-- generator -->\n<?xml-stylesheet href="s.xsl"?>\n'
-    "<rss><channel><title>News</title></channel></rss>",
-])
+@pytest.mark.parametrize(
+    "xml",
+    [
+        '<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>News</title>'
+        "<item><title>Item one</title><description>A long description of the first item of the "
+        "feed.</description></item></channel></rss>",
+        '<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Blog</title>'
+        "<entry><title>Post</title><content>Some content</content></entry></feed>",
+        '<?xml version="1.0"?>\n<!-- generator -->\n<?xml-stylesheet href="s.xsl"?>\n'
+        "<rss><channel><title>News</title></channel></rss>",
+    ],
+)
 def test_xml_document_is_not_html(method, xml):
     failed_with(extract(xml, method), "not-html")
     failed_with(extract(xml.encode("utf-8"), method), "not-html")
 
 
 def test_xhtml_with_xml_declaration_is_html(method):
-    html = ('<?xml version="1.0" encoding="ISO-8859-1"?>\n<html '
-            'xmlns="http://www.w3.org/1999/xhtml"><body><p>café au lait</p></body></html>')
+    html = (
+        '<?xml version="1.0" encoding="ISO-8859-1"?>\n<html '
+        'xmlns="http://www.w3.org/1999/xhtml"><body><p>café au lait</p></body></html>'
+    )
     result = check(extract(html.encode("latin-1"), method))
     assert result.reason is None
     assert [b.text for b in result.blocks] == ["café au lait"]
 
 
 def test_wrongly_declared_encoding(method):
-    html = (f'<html><head><meta charset="utf-8"></head><body><p>{LONG_EN} Café crème – “good”.'
-            "</p></body></html>")
+    html = (
+        f'<html><head><meta charset="utf-8"></head><body><p>{LONG_EN} Café crème – “good”.'
+        "</p></body></html>"
+    )
     result = check(extract(html.encode("cp1252"), method))
     assert result.reason is None
     assert result.blocks[0].text.endswith("Café crème – “good”.")
@@ -156,18 +174,19 @@ def test_undecodable_bytes_are_replaced_not_raised(method):
     assert result.blocks[0].text.startswith("ok ")
 
 
-@pytest.mark.parametrize("cut", [
-    "<html><body><p>This is the first paragraph of a page that was cut.</p><di",
-    "<html><body><p>This is the first paragraph of a page that was cut.</p><p>Sec",
-    '<html><body><p>This is the first paragraph of a page that was cut.</p><a href="htt',
-    "<html><body><p>This is the first paragraph of a page that was cut.</p><!-- unfinished",
-])
+@pytest.mark.parametrize(
+    "cut",
+    [
+        "<html><body><p>This is the first paragraph of a page that was cut.</p><di",
+        "<html><body><p>This is the first paragraph of a page that was cut.</p><p>Sec",
+        '<html><body><p>This is the first paragraph of a page that was cut.</p><a href="htt',
+        "<html><body><p>This is the first paragraph of a page that was cut.</p><!-- unfinished",
+    ],
+)
 def test_truncated_page(method, cut):
     result = check(extract(cut, method))
     assert result.reason is None
     assert result.blocks[0].text == "This is the first paragraph of a page that was cut."
-
-
 
 
 @pytest.mark.parametrize("declared", ["", '<meta charset="utf-8">'])

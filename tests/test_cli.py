@@ -127,8 +127,9 @@ def test_html_view_elements_match_blocks(tmp_path: Path) -> None:
     view = lxml.html.document_fromstring(render_view(PAGE, result))
     marked = view.xpath("//*[@data-boilerplate-label]")
     assert {el.get("data-boilerplate-label") for el in marked} == {CONTENT, BOILERPLATE}
-    by_text = {" ".join(el.text_content().split()): el.get("data-boilerplate-label")
-               for el in marked}
+    by_text = {
+        " ".join(el.text_content().split()): el.get("data-boilerplate-label") for el in marked
+    }
     assert by_text[PARAGRAPH_1] == CONTENT
     assert by_text["Home | About | Contact"] == BOILERPLATE
     indices = sorted(int(i) for el in marked for i in el.get("data-boilerplate-blocks").split())
@@ -153,21 +154,21 @@ def test_html_view_marks_mixed_element() -> None:
 
 
 def test_html_view_br_blocks_are_wrapped() -> None:
-    html = ("<html><body><div>Menu<br><br>A long paragraph of text.<br><br>Login</div>"
-            "</body></html>")
+    html = "<html><body><div>Menu<br><br>A long paragraph of text.<br><br>Login</div></body></html>"
     blocks = [
         Block("Menu", "/html/body/div", "div", label=BOILERPLATE, index=0),
-        Block("A long paragraph of text.", "/html/body/div/br[2]", "br", label=CONTENT,
-              index=1),
+        Block("A long paragraph of text.", "/html/body/div/br[2]", "br", label=CONTENT, index=1),
         Block("Login", "/html/body/div/br[4]", "br", label=BOILERPLATE, index=2),
     ]
     import lxml.html
 
     view = lxml.html.document_fromstring(
-        render_view(html, Extraction.from_blocks(blocks, "test", {})))
+        render_view(html, Extraction.from_blocks(blocks, "test", {}))
+    )
     spans = view.xpath("//span[@data-boilerplate-label]")
-    assert [(" ".join(s.text_content().split()), s.get("data-boilerplate-label"))
-            for s in spans] == [("A long paragraph of text.", CONTENT), ("Login", BOILERPLATE)]
+    assert [
+        (" ".join(s.text_content().split()), s.get("data-boilerplate-label")) for s in spans
+    ] == [("A long paragraph of text.", CONTENT), ("Login", BOILERPLATE)]
 
 
 def test_output_file(capsys: pytest.CaptureFixture[str], page: Path, tmp_path: Path) -> None:
@@ -186,8 +187,9 @@ def test_stdin_input(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Mon
     assert PARAGRAPH_1 in out
 
 
-def test_stdin_bytes_use_encoding_option(capsys: pytest.CaptureFixture[str],
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stdin_bytes_use_encoding_option(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = PAGE.replace("Copyright ©", "Café ©").encode("cp1252")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="latin-1"))
     code, out, _ = run(capsys, "extract", "-", "--encoding", "cp1252", "-f", "json")
@@ -205,8 +207,7 @@ def test_url_option_sets_result_url(capsys: pytest.CaptureFixture[str], page: Pa
 # Parameter options
 
 
-def test_length_low_option_changes_classes(capsys: pytest.CaptureFixture[str],
-                                           page: Path) -> None:
+def test_length_low_option_changes_classes(capsys: pytest.CaptureFixture[str], page: Path) -> None:
     default = blocks_of(capsys, page)
     low = blocks_of(capsys, page, "--length-low", "0")
     assert "short" in [b["context_free_class"] for b in default]
@@ -215,9 +216,11 @@ def test_length_low_option_changes_classes(capsys: pytest.CaptureFixture[str],
 
 def test_generic_param_equals_option(capsys: pytest.CaptureFixture[str], page: Path) -> None:
     assert blocks_of(capsys, page, "--param", "length_low=0") == blocks_of(
-        capsys, page, "--length-low", "0")
+        capsys, page, "--length-low", "0"
+    )
     assert blocks_of(capsys, page, "-p", "length-low=0") == blocks_of(
-        capsys, page, "--length-low", "0")
+        capsys, page, "--length-low", "0"
+    )
 
 
 def test_bool_flag(capsys: pytest.CaptureFixture[str], page: Path) -> None:
@@ -263,24 +266,37 @@ def third_party() -> Any:
     registry._instances.pop("clitest", None)
 
 
-def test_third_party_extractor_options(capsys: pytest.CaptureFixture[str], page: Path,
-                                       third_party: str) -> None:
-    code, out, _ = run(capsys, "extract", str(page), "-e", third_party, "--window", "5",
-                       "--strict=false", "-f", "json")
+def test_third_party_extractor_options(
+    capsys: pytest.CaptureFixture[str], page: Path, third_party: str
+) -> None:
+    code, out, _ = run(
+        capsys,
+        "extract",
+        str(page),
+        "-e",
+        third_party,
+        "--window",
+        "5",
+        "--strict=false",
+        "-f",
+        "json",
+    )
     assert code == EXIT_OK
     data = json.loads(out)
     assert data["params"] == {"window": 5, "strict": False}
     assert "Copyright" in data["main_text"]
-    code, out, _ = run(capsys, "extract", str(page), "-e", third_party, "--param",
-                       "window=7", "-f", "json")
+    code, out, _ = run(
+        capsys, "extract", str(page), "-e", third_party, "--param", "window=7", "-f", "json"
+    )
     assert code == EXIT_OK
     assert json.loads(out)["params"]["window"] == 7
     code, out, _ = run(capsys, "list")
     assert "clitest" in out and "--window N" in out
 
 
-def test_option_of_another_extractor_is_refused(capsys: pytest.CaptureFixture[str],
-                                                page: Path, third_party: str) -> None:
+def test_option_of_another_extractor_is_refused(
+    capsys: pytest.CaptureFixture[str], page: Path, third_party: str
+) -> None:
     code, out, err = run(capsys, "extract", str(page), "--window", "5")
     assert code == EXIT_USAGE
     assert out == ""
@@ -362,14 +378,16 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str], page: Pat
         assert err.startswith("scrapy-boilerplate: error: ") and err.count("\n") == 1, argv
 
 
-def test_usage_error_before_reading_input(capsys: pytest.CaptureFixture[str],
-                                          tmp_path: Path) -> None:
+def test_usage_error_before_reading_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     code, _, err = run(capsys, "extract", str(tmp_path / "missing"), "--length-low", "-1")
     assert code == EXIT_USAGE and "length_low" in err
 
 
-def test_no_text_exit_1_output_still_written(capsys: pytest.CaptureFixture[str],
-                                             tmp_path: Path) -> None:
+def test_no_text_exit_1_output_still_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     path = tmp_path / "empty-body.html"
     path.write_text("<html><head><title>x</title></head><body></body></html>")
     code, out, err = run(capsys, "extract", str(path), "-f", "json")
@@ -388,13 +406,17 @@ def test_only_boilerplate_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert "boilerplate" in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize(("content", "reason"), [
-    (b"", "empty"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
-    (b'<?xml version="1.0"?><rss><channel><title>x</title></channel></rss>', "not-html"),
-])
-def test_unusable_input_exit_4(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                               content: bytes, reason: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"", "empty"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
+        (b'<?xml version="1.0"?><rss><channel><title>x</title></channel></rss>', "not-html"),
+    ],
+)
+def test_unusable_input_exit_4(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: bytes, reason: str
+) -> None:
     path = tmp_path / "input.bin"
     path.write_bytes(content)
     code, out, err = run(capsys, "extract", str(path), "-f", "json")
@@ -430,8 +452,9 @@ class _Response:
         return None
 
 
-def test_url_input_is_fetched(capsys: pytest.CaptureFixture[str],
-                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_url_input_is_fetched(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen: dict[str, Any] = {}
 
     def urlopen(request: Any, timeout: float) -> _Response:
@@ -445,8 +468,9 @@ def test_url_input_is_fetched(capsys: pytest.CaptureFixture[str],
     assert json.loads(out)["url"] == "https://example.org/final"
 
 
-def test_url_fetch_failure(capsys: pytest.CaptureFixture[str],
-                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_url_fetch_failure(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     def urlopen(request: Any, timeout: float) -> _Response:
         raise urllib.error.URLError("Name or service not known")
 
@@ -483,16 +507,18 @@ def test_list_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert params["length_low"]["option"] == "--length-low"
 
 
-def test_bench_missing_runner(capsys: pytest.CaptureFixture[str],
-                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bench_missing_runner(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(sys.modules, "scrapy_boilerplate.benchmark.runner", None)
     code, _, err = run(capsys, "bench", "--limit", "1")
     assert code == 1
     assert err.startswith("scrapy-boilerplate: error: ") and err.count("\n") == 1
 
 
-def test_bench_delegates(capsys: pytest.CaptureFixture[str],
-                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bench_delegates(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls: list[list[str]] = []
     fake = types.ModuleType("scrapy_boilerplate.benchmark.runner")
 
@@ -518,7 +544,10 @@ def test_help_lists_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
 def test_python_m_help() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "scrapy_boilerplate", "--help"],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert "scrapy-boilerplate" in proc.stdout and "exit codes:" in proc.stdout

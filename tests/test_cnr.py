@@ -60,15 +60,27 @@ def test_algorithm1_values_by_hand():
     _, tree = tree_of(TINY)
     assert len(tree) == 11
     assert tree.parent == [-1, 0, 1, 2, 3, 2, 5, 5, 5, 2, 1]
-    assert tree.kind.tolist() == [ELEMENT, ELEMENT, ELEMENT, ELEMENT, TEXT, ELEMENT, TEXT,
-                                  NON_CONTENT, TAIL, NON_CONTENT, NON_CONTENT]
+    assert tree.kind.tolist() == [
+        ELEMENT,
+        ELEMENT,
+        ELEMENT,
+        ELEMENT,
+        TEXT,
+        ELEMENT,
+        TEXT,
+        NON_CONTENT,
+        TAIL,
+        NON_CONTENT,
+        NON_CONTENT,
+    ]
     # textLength: spaces are not counted: "Hello world" -> 10, "Foo " -> 3, " bar" -> 3
     assert tree.text_length.tolist() == [16, 16, 16, 10, 10, 6, 3, 0, 3, 0, 0]
     # weight: text nodes and nonContentNodes 1; p = 1 + 1; p = 1 + 3; div = 1 + 2 + 4 + 1;
     # body = 1 + 8 + 1; html = 1 + 10
     assert tree.weight.tolist() == [11, 10, 8, 2, 1, 4, 1, 1, 1, 1, 1]
     assert tree.cnr.tolist() == pytest.approx(
-        [16 / 11, 1.6, 2.0, 5.0, 10.0, 1.5, 3.0, 0.0, 3.0, 0.0, 0.0])
+        [16 / 11, 1.6, 2.0, 5.0, 10.0, 1.5, 3.0, 0.0, 3.0, 0.0, 0.0]
+    )
     # the link's characters are kept apart for menu detection ("linktext": 8)
     assert tree.links.tolist() == [1, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0]
     assert tree.link_chars[2] == 8
@@ -76,8 +88,9 @@ def test_algorithm1_values_by_hand():
 
 
 def test_formatting_does_not_change_cnr():
-    compact = ("<html><body><div><p>Hello world</p><p>Foo <a href='#'>x</a> bar</p></div>"
-               "</body></html>")
+    compact = (
+        "<html><body><div><p>Hello world</p><p>Foo <a href='#'>x</a> bar</p></div></body></html>"
+    )
     spaced = compact.replace("><", ">\n     \n  <").replace("Hello world", "Hello\n   world")
     a, b = tree_of(compact)[1], tree_of(spaced)[1]
     assert a.cnr.tolist() == b.cnr.tolist()
@@ -87,8 +100,10 @@ def test_formatting_does_not_change_cnr():
 def test_non_content_tags_follow_the_paper():
     for tag in ("nav", "a", "script", "video", "svg", "img"):
         assert tag in NON_CONTENT_TAGS
-    _, tree = tree_of("<html><body><nav><ul><li>Home</li><li>About us</li></ul></nav>"
-                      "<p>Body text</p></body></html>")
+    _, tree = tree_of(
+        "<html><body><nav><ul><li>Home</li><li>About us</li></ul></nav>"
+        "<p>Body text</p></body></html>"
+    )
     nav = node(tree, "/html[1]/body[1]/nav[1]")
     assert tree.weight[nav] == 1 and tree.text_length[nav] == 0 and tree.cnr[nav] == 0
 
@@ -249,6 +264,7 @@ def test_main_node_inside_a_block_labels_that_block():
 
 # -- iterative detection ------------------------------------------------------------------
 
+
 def test_iterative_detection_in_relevance_order():
     _, tree = tree_of(ARTICLE)
     found = detect_blocks(tree, max_blocks=3)
@@ -323,21 +339,25 @@ def test_detect_menus_thresholds():
 
 # -- parameters ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("params, name", [
-    ({"selection": "best"}, "selection"),
-    ({"top_k": 0}, "top_k"),
-    ({"top_fraction": 1.5}, "top_fraction"),
-    ({"candidates": "text"}, "candidates"),
-    ({"granularity": 1000}, "granularity"),
-    ({"granularity": 1.5}, "granularity"),
-    ({"max_blocks": 0}, "max_blocks"),
-    ({"max_blocks": 2, "content_blocks": 3}, "content_blocks"),
-    ({"detect_menus": "maybe"}, "detect_menus"),
-    ({"menu_link_ratio": -0.1}, "menu_link_ratio"),
-    ({"menu_max_link_chars": -1}, "menu_max_link_chars"),
-    ({"menu_min_links": 0}, "menu_min_links"),
-    ({"topk": 3}, "topk"),
-])
+
+@pytest.mark.parametrize(
+    "params, name",
+    [
+        ({"selection": "best"}, "selection"),
+        ({"top_k": 0}, "top_k"),
+        ({"top_fraction": 1.5}, "top_fraction"),
+        ({"candidates": "text"}, "candidates"),
+        ({"granularity": 1000}, "granularity"),
+        ({"granularity": 1.5}, "granularity"),
+        ({"max_blocks": 0}, "max_blocks"),
+        ({"max_blocks": 2, "content_blocks": 3}, "content_blocks"),
+        ({"detect_menus": "maybe"}, "detect_menus"),
+        ({"menu_link_ratio": -0.1}, "menu_link_ratio"),
+        ({"menu_max_link_chars": -1}, "menu_max_link_chars"),
+        ({"menu_min_links": 0}, "menu_min_links"),
+        ({"topk": 3}, "topk"),
+    ],
+)
 def test_invalid_parameters_name_the_parameter(params, name):
     with pytest.raises(InvalidParameter) as info:
         extract(ARTICLE, "cnr", **params)
@@ -357,6 +377,7 @@ def test_defaults_and_registry():
 
 
 # -- robustness and output ------------------------------------------------------------------
+
 
 def test_ten_thousand_deep_page_does_not_raise():
     root = etree.Element("html")

@@ -25,8 +25,10 @@ def block_texts(doc: Document) -> list[str]:
 
 
 def meta_page(charset: str, text: str) -> str:
-    return (f'<html><head><meta charset="{charset}"><title>t</title></head>'
-            f"<body><p>{text}</p></body></html>")
+    return (
+        f'<html><head><meta charset="{charset}"><title>t</title></head>'
+        f"<body><p>{text}</p></body></html>"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -57,20 +59,25 @@ def test_bytes_utf16_with_bom(codec):
     assert doc.encoding.startswith("utf-16")
 
 
-@pytest.mark.parametrize(("charset", "codec", "text"), [
-    ("iso-8859-1", "latin-1", "café naïve àéîõü"),
-    ("windows-1252", "cp1252", "“quoted” – 5 € …"),
-    ("koi8-r", "koi8-r", "Привет, мир"),
-    ("shift_jis", "shift_jis", "東京の天気"),
-])
+@pytest.mark.parametrize(
+    ("charset", "codec", "text"),
+    [
+        ("iso-8859-1", "latin-1", "café naïve àéîõü"),
+        ("windows-1252", "cp1252", "“quoted” – 5 € …"),
+        ("koi8-r", "koi8-r", "Привет, мир"),
+        ("shift_jis", "shift_jis", "東京の天気"),
+    ],
+)
 def test_bytes_in_the_declared_meta_charset(charset, codec, text):
     doc = parse(meta_page(charset, text).encode(codec))
     assert block_texts(doc) == [text]
 
 
 def test_http_equiv_content_type_charset():
-    html = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=koi8-r">'
-            "</head><body><p>Привет</p></body></html>")
+    html = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=koi8-r">'
+        "</head><body><p>Привет</p></body></html>"
+    )
     assert block_texts(parse(html.encode("koi8-r"))) == ["Привет"]
 
 
@@ -137,7 +144,8 @@ def test_extraction_does_not_modify_the_selector_tree():
 def test_scrapy_html_response_selector():
     scrapy_http = pytest.importorskip("scrapy.http")
     response = scrapy_http.HtmlResponse(
-        "https://example.com/article", body=ARTICLE.encode("utf-8"), encoding="utf-8")
+        "https://example.com/article", body=ARTICLE.encode("utf-8"), encoding="utf-8"
+    )
     doc = parse(response.selector)
     assert doc.root is response.selector.root
     r = extract(response.selector, language="en", url=response.url)
@@ -168,7 +176,8 @@ def test_lxml_fragment_element():
 
 def test_namespaced_xhtml_tree_is_segmented_like_html():
     root = etree.fromstring(
-        b'<html xmlns="http://www.w3.org/1999/xhtml"><body><p>one</p><p>two</p></body></html>')
+        b'<html xmlns="http://www.w3.org/1999/xhtml"><body><p>one</p><p>two</p></body></html>'
+    )
     assert block_texts(parse(root)) == ["one", "two"]
 
 
@@ -202,9 +211,22 @@ HIDDEN_PAGE = (
     "<p>visible <!-- INLINECOMMENT -->two<script>INLINESCRIPT</script> three</p>"
     "</body></html>"
 )
-SECRETS = ["HEADTITLE", "STYLEHEAD", "SCRIPTTEXT", "STYLEBODY", "NOSCRIPTTEXT", "COMMENTTEXT",
-           "HIDDENATTR", "DISPLAYNONE", "VISHIDDEN", "INPUTHIDDEN", "TYPEHIDDEN", "TEMPLATETEXT",
-           "INLINECOMMENT", "INLINESCRIPT"]
+SECRETS = [
+    "HEADTITLE",
+    "STYLEHEAD",
+    "SCRIPTTEXT",
+    "STYLEBODY",
+    "NOSCRIPTTEXT",
+    "COMMENTTEXT",
+    "HIDDENATTR",
+    "DISPLAYNONE",
+    "VISHIDDEN",
+    "INPUTHIDDEN",
+    "TYPEHIDDEN",
+    "TEMPLATETEXT",
+    "INLINECOMMENT",
+    "INLINESCRIPT",
+]
 
 
 def test_cleaning_removes_invisible_text_from_every_segmentation():
@@ -225,15 +247,31 @@ def test_cleaning_applies_to_every_extractor(method):
 def test_hidden_elements_are_in_removed():
     doc = parse(HIDDEN_PAGE)
     removed_tags = sorted(el.tag for el in doc.removed)
-    assert removed_tags == sorted(["head", "style", "script", "style", "noscript", "div", "div",
-                                   "span", "input", "div", "template", "script"])
+    assert removed_tags == sorted(
+        [
+            "head",
+            "style",
+            "script",
+            "style",
+            "noscript",
+            "div",
+            "div",
+            "span",
+            "input",
+            "div",
+            "template",
+            "script",
+        ]
+    )
     assert all(doc.is_removed(el) for el in doc.removed)
     assert not doc.is_removed(doc.body)
 
 
 def test_style_without_hiding_is_kept():
-    doc = parse("<p style='display:block; color: red'>shown</p>"
-                "<p style='visibility: visible'>also shown</p>")
+    doc = parse(
+        "<p style='display:block; color: red'>shown</p>"
+        "<p style='visibility: visible'>also shown</p>"
+    )
     assert block_texts(doc) == ["shown", "also shown"]
 
 
@@ -248,8 +286,10 @@ def test_tail_text_after_a_removed_element_is_kept():
 
 
 def test_justext_blocks_know_where_they_are():
-    html = ("<html><body><div><p>first para</p><p>second <a href='#'>link</a></p></div>"
-            "<ul><li>item one</li><li>item two</li></ul>text in body</body></html>")
+    html = (
+        "<html><body><div><p>first para</p><p>second <a href='#'>link</a></p></div>"
+        "<ul><li>item one</li><li>item two</li></ul>text in body</body></html>"
+    )
     doc = parse(html)
     blocks = doc.justext_blocks()
     assert [(b.text, b.xpath, b.tag_path, b.tag) for b in blocks] == [
@@ -264,7 +304,7 @@ def test_justext_blocks_know_where_they_are():
     joined = "\n\n".join(b.text for b in blocks)
     for b in blocks:
         assert doc.root.xpath(b.xpath) == [b.element]
-        assert joined[b.start:b.start + len(b.text)] == b.text
+        assert joined[b.start : b.start + len(b.text)] == b.text
 
 
 def test_xpath_positions_count_removed_siblings():
@@ -293,13 +333,15 @@ def test_justext_blocks_of_br_split_point_to_the_second_br():
 
 
 def test_leaf_blocks_one_per_text_node_in_document_order():
-    doc = parse("<div>Hello <a href='#'>world</a> and <b>more <i>deep</i></b> text</div>"
-                "<p>  spaced\n  out  </p>")
+    doc = parse(
+        "<div>Hello <a href='#'>world</a> and <b>more <i>deep</i></b> text</div>"
+        "<p>  spaced\n  out  </p>"
+    )
     leaves = doc.leaf_blocks()
     assert [(b.text, b.tag, b.link_chars) for b in leaves] == [
         ("Hello", "div", 0),
-        ("world", "a", 5),   # link text is a block of its own, all of it link
-        ("and", "div", 0),   # the tail of <a> belongs to its parent
+        ("world", "a", 5),  # link text is a block of its own, all of it link
+        ("and", "div", 0),  # the tail of <a> belongs to its parent
         ("more", "b", 0),
         ("deep", "i", 0),
         ("text", "div", 0),
@@ -308,7 +350,7 @@ def test_leaf_blocks_one_per_text_node_in_document_order():
     assert [b.index for b in leaves] == list(range(7))
     joined = " ".join(b.text for b in leaves)
     for b in leaves:
-        assert joined[b.start:b.start + len(b.text)] == b.text
+        assert joined[b.start : b.start + len(b.text)] == b.text
         assert doc.root.xpath(b.xpath) == [b.element]
 
 
@@ -362,8 +404,10 @@ def test_whole_page_chain_is_one_node():
 
 
 def test_collapsed_dom_drops_empty_and_removed_elements():
-    doc = parse("<body><div><span></span><p>x</p><script>s</script><div hidden>h</div></div>"
-                "<img src='a.png'><p>y <b>z</b></p></body>")
+    doc = parse(
+        "<body><div><span></span><p>x</p><script>s</script><div hidden>h</div></div>"
+        "<img src='a.png'><p>y <b>z</b></p></body>"
+    )
     root = doc.collapsed_dom()
     assert [kid.tags for kid in root.children] == [["div", "p", "#text"], ["p"]]
     mixed = root.children[1]
@@ -371,8 +415,10 @@ def test_collapsed_dom_drops_empty_and_removed_elements():
 
 
 def test_collapsed_dom_leaves_are_the_leaf_blocks_in_order():
-    doc = parse("<div>a<p>b <i>c</i> d</p><ul><li><a href='#'>e</a></li><li>f</li></ul></div>"
-                "<table><tr><td>g</td><td><div><span>h</span></div></td></tr></table>i")
+    doc = parse(
+        "<div>a<p>b <i>c</i> d</p><ul><li><a href='#'>e</a></li><li>f</li></ul></div>"
+        "<table><tr><td>g</td><td><div><span>h</span></div></td></tr></table>i"
+    )
     leaves = cdom_leaves(doc.collapsed_dom())
     blocks = doc.leaf_blocks()
     assert [n.block for n in leaves] == blocks
@@ -391,14 +437,18 @@ def test_declared_language_from_html_lang():
 
 
 def test_declared_language_from_content_language_meta():
-    html = ('<html><head><meta http-equiv="Content-Language" content="fr, en"></head>'
-            "<body><p>x</p></body></html>")
+    html = (
+        '<html><head><meta http-equiv="Content-Language" content="fr, en"></head>'
+        "<body><p>x</p></body></html>"
+    )
     assert parse(html).declared_language == "fr"
 
 
 def test_html_lang_wins_over_meta():
-    html = ('<html lang="es"><head><meta http-equiv="content-language" content="fr"></head>'
-            "<body><p>x</p></body></html>")
+    html = (
+        '<html lang="es"><head><meta http-equiv="content-language" content="fr"></head>'
+        "<body><p>x</p></body></html>"
+    )
     assert parse(html).declared_language == "es"
 
 

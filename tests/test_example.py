@@ -13,7 +13,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_example_crawl_runs_every_spider_and_writes_items_with_main_text(tmp_path):
     proc = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "crawl.py"), "--output-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=180, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for spider, extractor in (("articles", "justext"), ("cnr", "cnr"), ("per_request", None)):

@@ -82,8 +82,25 @@ def test_textarea_content_is_never_text():
     assert texts(html, "reference") == ["before after"]
 
 
-@pytest.mark.parametrize("tag", ["span", "b", "a", "em", "font", "small", "label", "header",
-                                 "section", "article", "nav", "footer", "main", "aside"])
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "span",
+        "b",
+        "a",
+        "em",
+        "font",
+        "small",
+        "label",
+        "header",
+        "section",
+        "article",
+        "nav",
+        "footer",
+        "main",
+        "aside",
+    ],
+)
 def test_tags_outside_the_list_do_not_split_blocks(tag):
     assert texts(page(f"<div>before <{tag}>inside</{tag}> after</div>")) == ["before inside after"]
 
@@ -91,7 +108,10 @@ def test_tags_outside_the_list_do_not_split_blocks(tag):
 def test_body_text_outside_any_block_tag_is_a_block_of_body():
     blocks = parse(page("loose text <p>para</p> more loose")).justext_blocks()
     assert [(b.text, b.tag) for b in blocks] == [
-        ("loose text", "body"), ("para", "p"), ("more loose", "body")]
+        ("loose text", "body"),
+        ("para", "p"),
+        ("more loose", "body"),
+    ]
 
 
 def test_one_br_does_not_split_a_block():
@@ -103,8 +123,7 @@ def test_two_br_split_a_block():
 
 
 def test_br_run_separated_by_whitespace_still_splits():
-    assert texts(page("<p>first line<br>\n  <br/>second line</p>")) == [
-        "first line", "second line"]
+    assert texts(page("<p>first line<br>\n  <br/>second line</p>")) == ["first line", "second line"]
 
 
 def test_three_br_split_once_and_make_no_empty_block():
@@ -158,8 +177,7 @@ def test_html5_header_element_is_kept_as_jusText_3_0_2_does():
 
 def test_select_content_is_bad_whatever_its_text():
     option = GOOD_EN  # long, grammatical: good anywhere else
-    r = extract(page(f"<p>{GOOD_EN}</p><select><option>{option}</option></select>"),
-                language="en")
+    r = extract(page(f"<p>{GOOD_EN}</p><select><option>{option}</option></select>"), language="en")
     assert [(b.tag_path, b.fields["context_free_class"], b.fields["class"]) for b in r.blocks] == [
         ("html.body.p", GOOD, GOOD),
         ("html.body.select.option", BAD, BAD),
@@ -183,8 +201,13 @@ def test_block_with_literal_copy_entity_text_is_bad():
 
 STOP = frozenset({"the", "of", "and"})
 # Thresholds small enough to build blocks at each boundary by hand.
-CF = {"length_low": 10, "length_high": 30, "stopwords_low": 0.25, "stopwords_high": 0.5,
-      "max_link_density": 0.5}
+CF = {
+    "length_low": 10,
+    "length_high": 30,
+    "stopwords_low": 0.25,
+    "stopwords_high": 0.5,
+    "max_link_density": 0.5,
+}
 
 
 def text_of(n_stop: int, n_other: int, length: int) -> str:
@@ -200,8 +223,14 @@ def text_of(n_stop: int, n_other: int, length: int) -> str:
 
 def tb(text: str, link_chars: int = 0, tag_path: str = "html.body.p") -> TextBlock:
     tag = tag_path.rsplit(".", 1)[-1]
-    return TextBlock(text=text, element=None, tag=tag, xpath="/html[1]/body[1]/p[1]",
-                     tag_path=tag_path, link_chars=link_chars)
+    return TextBlock(
+        text=text,
+        element=None,
+        tag=tag,
+        xpath="/html[1]/body[1]/p[1]",
+        tag_path=tag_path,
+        link_chars=link_chars,
+    )
 
 
 def cf_class(block: TextBlock, **overrides) -> str:
@@ -248,24 +277,30 @@ def test_high_stopword_density_is_good_only_when_longer_than_length_high(length,
     assert cf_class(tb(text_of(2, 2, length))) == expected
 
 
-@pytest.mark.parametrize(("n_stop", "n_other", "expected"), [
-    (1, 1, GOOD),        # 0.50: exactly stopwords_high
-    (1, 2, NEAR_GOOD),   # 0.33: between low and high
-    (1, 3, NEAR_GOOD),   # 0.25: exactly stopwords_low
-    (1, 4, BAD),         # 0.20: below low
-    (0, 4, BAD),         # 0.00
-])
+@pytest.mark.parametrize(
+    ("n_stop", "n_other", "expected"),
+    [
+        (1, 1, GOOD),  # 0.50: exactly stopwords_high
+        (1, 2, NEAR_GOOD),  # 0.33: between low and high
+        (1, 3, NEAR_GOOD),  # 0.25: exactly stopwords_low
+        (1, 4, BAD),  # 0.20: below low
+        (0, 4, BAD),  # 0.00
+    ],
+)
 def test_stopword_density_classes_of_long_blocks(n_stop, n_other, expected):
     # The paper writes "> STOPWORDS_HIGH" / "> STOPWORDS_LOW"; jusText 3.0.2 compares with >=,
     # which language-independent mode (both thresholds 0) needs. The code follows 3.0.2.
     assert cf_class(tb(text_of(n_stop, n_other, 40))) == expected
 
 
-@pytest.mark.parametrize(("n_stop", "n_other", "expected"), [
-    (1, 1, NEAR_GOOD),   # high density, medium size
-    (1, 2, NEAR_GOOD),   # medium density
-    (1, 4, BAD),         # low density
-])
+@pytest.mark.parametrize(
+    ("n_stop", "n_other", "expected"),
+    [
+        (1, 1, NEAR_GOOD),  # high density, medium size
+        (1, 2, NEAR_GOOD),  # medium density
+        (1, 4, BAD),  # low density
+    ],
+)
 def test_stopword_density_classes_of_medium_blocks(n_stop, n_other, expected):
     assert cf_class(tb(text_of(n_stop, n_other, 20))) == expected
 
@@ -285,8 +320,12 @@ def test_copyright_and_select_are_bad_in_context_free_classification():
 
 
 def test_heading_flag_comes_from_h_tags_in_the_path_unless_no_headings():
-    blocks = [tb("Title", tag_path="html.body.h2"), tb("Part", tag_path="html.body.h3.span"),
-              tb("Text", tag_path="html.body.p"), tb("Hx", tag_path="html.body.hgroup")]
+    blocks = [
+        tb("Title", tag_path="html.body.h2"),
+        tb("Part", tag_path="html.body.h3.span"),
+        tb("Text", tag_path="html.body.p"),
+        tb("Hx", tag_path="html.body.hgroup"),
+    ]
     assert classify_context_free(blocks, STOP)[1] == [True, True, False, False]
     assert classify_context_free(blocks, STOP, no_headings=True)[1] == [False] * 4
 
@@ -297,9 +336,12 @@ def test_the_papers_table_for_medium_and_long_blocks():
     stop = frozenset({"the"})
     ratios = {"low": (1, 9), "medium": (4, 9), "high": (1, 1)}  # 0.10, 0.31, 0.50
     table = [
-        (100, "low", BAD), (250, "low", BAD),
-        (100, "medium", NEAR_GOOD), (250, "medium", NEAR_GOOD),
-        (100, "high", NEAR_GOOD), (250, "high", GOOD),
+        (100, "low", BAD),
+        (250, "low", BAD),
+        (100, "medium", NEAR_GOOD),
+        (250, "medium", NEAR_GOOD),
+        (100, "high", NEAR_GOOD),
+        (250, "high", GOOD),
     ]
     for length, density, expected in table:
         text = text_of(*ratios[density], length)
@@ -315,55 +357,69 @@ def blocks_of(lengths: list[int]) -> list[TextBlock]:
     return [tb("x" * n) for n in lengths]
 
 
-def revise(seq: str, headings: str = "", lengths: list[int] | None = None,
-           max_heading_distance: int = 200, heading_preprocessing: bool = True) -> str:
+def revise(
+    seq: str,
+    headings: str = "",
+    lengths: list[int] | None = None,
+    max_heading_distance: int = 200,
+    heading_preprocessing: bool = True,
+) -> str:
     cf = seq.split()
     flags = [c == "H" for c in headings.split()] if headings else [False] * len(cf)
     blocks = blocks_of(lengths or [5] * len(cf))
-    return " ".join(classify_context_sensitive(
-        blocks, cf, flags, max_heading_distance, heading_preprocessing=heading_preprocessing))
+    return " ".join(
+        classify_context_sensitive(
+            blocks, cf, flags, max_heading_distance, heading_preprocessing=heading_preprocessing
+        )
+    )
 
 
-@pytest.mark.parametrize(("cf", "final"), [
-    # "surrounded by two good blocks ... classified as good"
-    ("good short good", "good good good"),
-    ("good short near-good short good", "good good good good good"),
-    # "... two bad blocks ... classified as bad"
-    ("bad short bad", "bad bad bad"),
-    ("bad short short bad", "bad bad bad bad"),
-    # good at one side, bad at the other: the near-good block closest to the bad block
-    # delimits; blocks between it and the bad block are bad, all the others good.
-    ("good short near-good short bad", "good good good bad bad"),
-    ("bad short near-good short good", "bad bad good good good"),
-    ("good short short near-good bad", "good good good good bad"),
-    ("good near-good short bad", "good good bad bad"),
-    # "If all the blocks in the sequence are short ... they are all classified as bad."
-    ("good short bad", "good bad bad"),
-    ("good short short bad", "good bad bad bad"),
-    ("bad short short good", "bad bad bad good"),
-    # near-good: bad between two bad blocks, otherwise good
-    ("bad near-good bad", "bad bad bad"),
-    ("bad short near-good short bad", "bad bad bad bad bad"),
-    ("good near-good bad", "good good bad"),
-    ("bad near-good good", "bad good good"),
-    ("good near-good good", "good good good"),
-    # good and bad blocks are "base stones ... never changed"
-    ("good bad good bad", "good bad good bad"),
-])
+@pytest.mark.parametrize(
+    ("cf", "final"),
+    [
+        # "surrounded by two good blocks ... classified as good"
+        ("good short good", "good good good"),
+        ("good short near-good short good", "good good good good good"),
+        # "... two bad blocks ... classified as bad"
+        ("bad short bad", "bad bad bad"),
+        ("bad short short bad", "bad bad bad bad"),
+        # good at one side, bad at the other: the near-good block closest to the bad block
+        # delimits; blocks between it and the bad block are bad, all the others good.
+        ("good short near-good short bad", "good good good bad bad"),
+        ("bad short near-good short good", "bad bad good good good"),
+        ("good short short near-good bad", "good good good good bad"),
+        ("good near-good short bad", "good good bad bad"),
+        # "If all the blocks in the sequence are short ... they are all classified as bad."
+        ("good short bad", "good bad bad"),
+        ("good short short bad", "good bad bad bad"),
+        ("bad short short good", "bad bad bad good"),
+        # near-good: bad between two bad blocks, otherwise good
+        ("bad near-good bad", "bad bad bad"),
+        ("bad short near-good short bad", "bad bad bad bad bad"),
+        ("good near-good bad", "good good bad"),
+        ("bad near-good good", "bad good good"),
+        ("good near-good good", "good good good"),
+        # good and bad blocks are "base stones ... never changed"
+        ("good bad good bad", "good bad good bad"),
+    ],
+)
 def test_context_sensitive_transitions(cf, final):
     assert revise(cf) == final
 
 
-@pytest.mark.parametrize(("cf", "final"), [
-    # "handled as if the edges of the documents were bad blocks"
-    ("short", "bad"),
-    ("near-good", "bad"),
-    ("short good short", "bad good bad"),
-    ("near-good good near-good", "good good good"),
-    ("short near-good good", "bad good good"),
-    ("good near-good short", "good good bad"),
-    ("short short", "bad bad"),
-])
+@pytest.mark.parametrize(
+    ("cf", "final"),
+    [
+        # "handled as if the edges of the documents were bad blocks"
+        ("short", "bad"),
+        ("near-good", "bad"),
+        ("short good short", "bad good bad"),
+        ("near-good good near-good", "good good good"),
+        ("short near-good good", "bad good good"),
+        ("good near-good short", "good good bad"),
+        ("short short", "bad bad"),
+    ],
+)
 def test_document_edges_count_as_bad_blocks(cf, final):
     assert revise(cf) == final
 
@@ -384,19 +440,28 @@ def test_context_sensitive_pass_does_not_mutate_its_input():
 # to near-good." Sequence: bad, heading (short), short (10 or 11 chars), good.
 
 
-@pytest.mark.parametrize(("between", "final"), [
-    (10, "bad good good good"),  # within the distance: heading near-good, protects the short
-    (11, "bad bad bad good"),    # beyond it: nothing changes, heading and short become bad
-])
+@pytest.mark.parametrize(
+    ("between", "final"),
+    [
+        (10, "bad good good good"),  # within the distance: heading near-good, protects the short
+        (11, "bad bad bad good"),  # beyond it: nothing changes, heading and short become bad
+    ],
+)
 def test_heading_preprocessing_within_max_heading_distance(between, final):
-    out = revise("bad short short good", headings="- H - -", lengths=[20, 5, between, 300],
-                 max_heading_distance=10)
+    out = revise(
+        "bad short short good",
+        headings="- H - -",
+        lengths=[20, 5, between, 300],
+        max_heading_distance=10,
+    )
     assert out == final
 
 
 def test_heading_directly_before_good_block_at_distance_zero():
-    assert revise("bad short good", headings="- H -", lengths=[20, 5, 300],
-                  max_heading_distance=0) == "bad good good"
+    assert (
+        revise("bad short good", headings="- H -", lengths=[20, 5, 300], max_heading_distance=0)
+        == "bad good good"
+    )
 
 
 # Heading post-processing: "header blocks which precede good blocks and are no further than
@@ -407,20 +472,43 @@ def test_heading_directly_before_good_block_at_distance_zero():
 def test_heading_postprocessing_turns_a_non_bad_heading_before_good_text_good():
     # Without pre-processing, the short heading between bad and short blocks becomes bad in
     # the context pass; post-processing makes it good, the short block stays bad.
-    assert revise("bad short short good", headings="- H - -", lengths=[20, 5, 10, 300],
-                  max_heading_distance=10, heading_preprocessing=False) == "bad good bad good"
+    assert (
+        revise(
+            "bad short short good",
+            headings="- H - -",
+            lengths=[20, 5, 10, 300],
+            max_heading_distance=10,
+            heading_preprocessing=False,
+        )
+        == "bad good bad good"
+    )
 
 
 def test_heading_postprocessing_respects_max_heading_distance():
-    assert revise("bad short short good", headings="- H - -", lengths=[20, 5, 11, 300],
-                  max_heading_distance=10, heading_preprocessing=False) == "bad bad bad good"
+    assert (
+        revise(
+            "bad short short good",
+            headings="- H - -",
+            lengths=[20, 5, 11, 300],
+            max_heading_distance=10,
+            heading_preprocessing=False,
+        )
+        == "bad bad bad good"
+    )
 
 
 def test_heading_postprocessing_near_good_heading_between_bad_blocks():
     # near-good heading, bad on both sides -> bad in the context pass, then good (a good block
     # follows at distance 5 through the bad one).
-    assert revise("bad near-good bad good", headings="- H - -", lengths=[5, 5, 5, 300],
-                  max_heading_distance=5) == "bad good bad good"
+    assert (
+        revise(
+            "bad near-good bad good",
+            headings="- H - -",
+            lengths=[5, 5, 5, 300],
+            max_heading_distance=5,
+        )
+        == "bad good bad good"
+    )
 
 
 def test_context_free_bad_headings_stay_bad():
@@ -430,14 +518,24 @@ def test_context_free_bad_headings_stay_bad():
 def test_heading_postprocessing_is_not_iterative():
     # The second heading becomes good by post-processing; the first, whose next good block is
     # beyond the distance, does not become good because of it.
-    assert revise("bad short short good", headings="- H H -", lengths=[5, 5, 5, 300],
-                  max_heading_distance=0, heading_preprocessing=False) == "bad bad good good"
+    assert (
+        revise(
+            "bad short short good",
+            headings="- H H -",
+            lengths=[5, 5, 5, 300],
+            max_heading_distance=0,
+            heading_preprocessing=False,
+        )
+        == "bad bad good good"
+    )
 
 
 def test_headings_are_ignored_without_heading_flags():
     # The same sequence as the pre-processing case, no block flagged as heading.
-    assert revise("bad short short good", lengths=[20, 5, 10, 300],
-                  max_heading_distance=10) == "bad bad bad good"
+    assert (
+        revise("bad short short good", lengths=[20, 5, 10, 300], max_heading_distance=10)
+        == "bad bad bad good"
+    )
 
 
 # The same rules on a page, through extract().
@@ -453,10 +551,12 @@ HEADING_PAGE = page(
 
 def test_heading_page_in_default_mode():
     r = extract(HEADING_PAGE, language="en")
-    assert [(b.text, b.fields["context_free_class"], b.fields["class"], b.fields["heading"])
-            for b in r.blocks] == [
+    assert [
+        (b.text, b.fields["context_free_class"], b.fields["class"], b.fields["heading"])
+        for b in r.blocks
+    ] == [
         ("HomeNews", BAD, BAD, False),  # blank text between inline tags is dropped
-        ("Lighthouse saved", SHORT, GOOD, True),   # pre-processing: near-good, then good
+        ("Lighthouse saved", SHORT, GOOD, True),  # pre-processing: near-good, then good
         ("Reported by our staff.", SHORT, GOOD, False),  # protected by the near-good heading
         (GOOD_EN, GOOD, GOOD, False),
         ("About us", BAD, BAD, False),
@@ -479,12 +579,14 @@ def test_no_headings_disables_both_heading_stages():
 
 def test_max_heading_distance_parameter_reaches_the_heading_stages():
     # "Reported by our staff." (22 characters) lies between the heading and the good block.
-    assert [b.fields["class"] for b in extract(
-        HEADING_PAGE, language="en", max_heading_distance=22).blocks] == [
-        BAD, GOOD, GOOD, GOOD, BAD]
-    assert [b.fields["class"] for b in extract(
-        HEADING_PAGE, language="en", max_heading_distance=21).blocks] == [
-        BAD, BAD, BAD, GOOD, BAD]
+    assert [
+        b.fields["class"]
+        for b in extract(HEADING_PAGE, language="en", max_heading_distance=22).blocks
+    ] == [BAD, GOOD, GOOD, GOOD, BAD]
+    assert [
+        b.fields["class"]
+        for b in extract(HEADING_PAGE, language="en", max_heading_distance=21).blocks
+    ] == [BAD, BAD, BAD, GOOD, BAD]
 
 
 def test_thresholds_passed_to_extract_are_used():
@@ -542,11 +644,14 @@ def test_unusable_declared_language_falls_back_to_detection():
 def test_language_none_is_language_independent_mode():
     # Japanese has no stoplist: with language="none" the stoplist is empty and both stopword
     # thresholds are 0, so length alone decides (long: good, medium: near-good).
-    long_ja = "灯台の修復が町議会で決まりました。" * 15   # 255 characters, no spaces
-    medium_ja = "漁師たちはこの決定を歓迎しました。" * 5   # 85 characters
+    long_ja = "灯台の修復が町議会で決まりました。" * 15  # 255 characters, no spaces
+    medium_ja = "漁師たちはこの決定を歓迎しました。" * 5  # 85 characters
     r = extract(page(f"<p>{long_ja}</p><p>{medium_ja}</p><p>短い</p>"), language="none")
     assert [(b.fields["context_free_class"], b.fields["class"]) for b in r.blocks] == [
-        (GOOD, GOOD), (NEAR_GOOD, GOOD), (SHORT, BAD)]
+        (GOOD, GOOD),
+        (NEAR_GOOD, GOOD),
+        (SHORT, BAD),
+    ]
     assert r.extra["stoplist"] == "none"
     assert r.language == "none"
     # with the English stoplist the same page has no good block
@@ -557,22 +662,25 @@ def test_language_none_is_language_independent_mode():
 # Parameter validation: errors name the parameter.
 
 
-@pytest.mark.parametrize(("params", "name"), [
-    ({"length_low": 201, "length_high": 200}, "length_low"),
-    ({"length_low": 300}, "length_low"),
-    ({"stopwords_low": 0.5, "stopwords_high": 0.4}, "stopwords_low"),
-    ({"stopwords_low": 1.5}, "stopwords_low"),
-    ({"stopwords_high": -0.01}, "stopwords_high"),
-    ({"max_link_density": 1.0001}, "max_link_density"),
-    ({"max_link_density": float("nan")}, "max_link_density"),
-    ({"length_low": -1}, "length_low"),
-    ({"length_high": 2.5}, "length_high"),
-    ({"max_heading_distance": "far"}, "max_heading_distance"),
-    ({"no_headings": "maybe"}, "no_headings"),
-    ({"lenght_low": 70}, "lenght_low"),
-    ({"language": "klingon"}, "language"),
-    ({"language": 42}, "language"),
-])
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [
+        ({"length_low": 201, "length_high": 200}, "length_low"),
+        ({"length_low": 300}, "length_low"),
+        ({"stopwords_low": 0.5, "stopwords_high": 0.4}, "stopwords_low"),
+        ({"stopwords_low": 1.5}, "stopwords_low"),
+        ({"stopwords_high": -0.01}, "stopwords_high"),
+        ({"max_link_density": 1.0001}, "max_link_density"),
+        ({"max_link_density": float("nan")}, "max_link_density"),
+        ({"length_low": -1}, "length_low"),
+        ({"length_high": 2.5}, "length_high"),
+        ({"max_heading_distance": "far"}, "max_heading_distance"),
+        ({"no_headings": "maybe"}, "no_headings"),
+        ({"lenght_low": 70}, "lenght_low"),
+        ({"language": "klingon"}, "language"),
+        ({"language": 42}, "language"),
+    ],
+)
 def test_invalid_parameter_names_the_parameter(params, name):
     with pytest.raises(InvalidParameter) as info:
         extract(page("<p>x</p>"), "justext", **params)
@@ -591,36 +699,58 @@ def test_unknown_language_is_rejected_before_the_page_is_read():
         extract(b"", language="klingon")  # an empty page would give an empty Extraction
 
 
-@pytest.mark.parametrize("params", [
-    {"length_low": 200, "length_high": 200},
-    {"stopwords_low": 0.0, "stopwords_high": 0.0},
-    {"stopwords_low": 1.0, "stopwords_high": 1.0},
-    {"max_link_density": 0.0},
-    {"max_link_density": 1.0},
-    {"max_heading_distance": 0},
-    {"language": None},
-    {"language": "none"},
-    {"language": "pt-BR"},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"length_low": 200, "length_high": 200},
+        {"stopwords_low": 0.0, "stopwords_high": 0.0},
+        {"stopwords_low": 1.0, "stopwords_high": 1.0},
+        {"max_link_density": 0.0},
+        {"max_link_density": 1.0},
+        {"max_heading_distance": 0},
+        {"language": None},
+        {"language": "none"},
+        {"language": "pt-BR"},
+    ],
+)
 def test_boundary_parameter_values_are_accepted(params):
     assert extract(page(f"<p>{GOOD_EN}</p>"), **params).reason is None
 
 
 def test_parameters_from_strings_are_coerced():
-    checked = JustextExtractor().validate({"length_low": "50", "no_headings": "true",
-                                           "stopwords_high": "0.4"})
+    checked = JustextExtractor().validate(
+        {"length_low": "50", "no_headings": "true", "stopwords_high": "0.4"}
+    )
     assert (checked["length_low"], checked["no_headings"], checked["stopwords_high"]) == (
-        50, True, 0.4)
+        50,
+        True,
+        0.4,
+    )
     assert checked["length_high"] == 200  # defaults filled in
 
 
 def test_defaults_are_the_papers():
     checked = JustextExtractor().validate({})
-    assert {k: checked[k] for k in ("length_low", "length_high", "stopwords_low",
-                                    "stopwords_high", "max_link_density",
-                                    "max_heading_distance", "no_headings")} == {
-        "length_low": 70, "length_high": 200, "stopwords_low": 0.30, "stopwords_high": 0.32,
-        "max_link_density": 0.2, "max_heading_distance": 200, "no_headings": False}
+    assert {
+        k: checked[k]
+        for k in (
+            "length_low",
+            "length_high",
+            "stopwords_low",
+            "stopwords_high",
+            "max_link_density",
+            "max_heading_distance",
+            "no_headings",
+        )
+    } == {
+        "length_low": 70,
+        "length_high": 200,
+        "stopwords_low": 0.30,
+        "stopwords_high": 0.32,
+        "max_link_density": 0.2,
+        "max_heading_distance": 200,
+        "no_headings": False,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -631,8 +761,10 @@ REALISTIC_PAGES = ["news_article.html", "blog_comments.html", "recipe.html", "fo
 
 def reference_classes(html: str) -> list[tuple[str, str, str]]:
     justext = pytest.importorskip("justext")
-    return [(p.text, p.cf_class.replace("neargood", NEAR_GOOD), p.class_type)
-            for p in justext.justext(html, justext.get_stoplist("English"))]
+    return [
+        (p.text, p.cf_class.replace("neargood", NEAR_GOOD), p.class_type)
+        for p in justext.justext(html, justext.get_stoplist("English"))
+    ]
 
 
 def our_classes(html: str, **params) -> list[tuple[str, str, str]]:
@@ -654,7 +786,8 @@ def test_same_blocks_and_classes_as_justext_3_0_2(name):
 def test_realistic_pages_are_detected_as_english(name):
     html = (PAGES / name).read_text(encoding="utf-8")
     assert our_classes(html, reference_compat=True) == our_classes(
-        html, language="en", reference_compat=True)
+        html, language="en", reference_compat=True
+    )
 
 
 def test_realistic_page_where_the_heading_preprocessing_matters():
@@ -669,7 +802,7 @@ def test_realistic_page_where_the_heading_preprocessing_matters():
 def test_reference_cleaning_matches_justext_on_forms_noscript_and_hidden_elements():
     html = page(
         "<noscript>Please enable JavaScript to read this site.</noscript>"
-        '<div hidden>Hidden text that browsers do not show.</div>'
+        "<div hidden>Hidden text that browsers do not show.</div>"
         '<form action="/s"><p>Search the archive</p><input name="q"><button>Go</button>'
         "<select><option>All</option></select></form>"
         f"<p>{GOOD_EN}</p><p style='display:none'>{GOOD_EN}</p>"
@@ -693,11 +826,14 @@ def test_form_is_a_block_tag_in_default_mode_but_unwrapped_by_justext_3_0_2():
     assert texts(html, "reference") == ["before inside after"]
 
 
-@pytest.mark.parametrize("body", [
-    "<div><b>bold</b> <form>inside</form></div>",
-    "<div><form>inside</form> <b>after</b></div>",
-    "<div><b>bold</b> <object>fallback</object></div>",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<div><b>bold</b> <form>inside</form></div>",
+        "<div><form>inside</form> <b>after</b></div>",
+        "<div><b>bold</b> <object>fallback</object></div>",
+    ],
+)
 def test_reference_cleaning_keeps_the_space_next_to_an_unwrapped_element(body):
     justext = pytest.importorskip("justext")
     html = page(body)

@@ -17,9 +17,12 @@ from hypothesis import strategies as st
 from scrapy_boilerplate import CONTENT, UnsupportedInput, extract, parse
 from scrapy_boilerplate.document import CNode
 
-METHODS = [("justext", {}), ("justext", {"reference_compat": True}),
-           ("justext", {"language": "none", "no_headings": True}),
-           ("justext", {"length_low": 5, "length_high": 20, "max_heading_distance": 10})]
+METHODS = [
+    ("justext", {}),
+    ("justext", {"reference_compat": True}),
+    ("justext", {"language": "none", "no_headings": True}),
+    ("justext", {"length_low": 5, "length_high": 20, "max_heading_distance": 10}),
+]
 if importlib.util.find_spec("numpy"):
     METHODS += [("cnr", {}), ("cnr", {"selection": "top_k", "top_k": 2, "max_blocks": 2})]
 
@@ -27,34 +30,81 @@ if importlib.util.find_spec("numpy"):
 ALWAYS_REMOVED = ("SCRIPTMARK", "STYLEMARK", "COMMENTMARK", "TITLEMARK")
 MARKERS = (*ALWAYS_REMOVED, "HIDDENMARK", "NOSCRMARK")
 
-BLOCK_TAGS = ["div", "p", "section", "ul", "li", "h1", "h2", "blockquote", "td", "pre", "table",
-              "form", "center", "dd"]
+BLOCK_TAGS = [
+    "div",
+    "p",
+    "section",
+    "ul",
+    "li",
+    "h1",
+    "h2",
+    "blockquote",
+    "td",
+    "pre",
+    "table",
+    "form",
+    "center",
+    "dd",
+]
 INLINE_TAGS = ["span", "b", "em", "i", "strong", "small", "font", "label"]
 
-words = st.sampled_from(["the", "lighthouse", "of", "and", "harbour", "was", "café", "Ünïcode",
-                         "東京", "x", "2024", "a", "is", "in", "to", "it", "new", "on"])
-entities = st.sampled_from(["&amp;", "&lt;", "&gt;", "&nbsp;", "&copy;", "&#233;", "&eacute;",
-                            "&quot;", "&#x41;"])
+words = st.sampled_from(
+    [
+        "the",
+        "lighthouse",
+        "of",
+        "and",
+        "harbour",
+        "was",
+        "café",
+        "Ünïcode",
+        "東京",
+        "x",
+        "2024",
+        "a",
+        "is",
+        "in",
+        "to",
+        "it",
+        "new",
+        "on",
+    ]
+)
+entities = st.sampled_from(
+    ["&amp;", "&lt;", "&gt;", "&nbsp;", "&copy;", "&#233;", "&eacute;", "&quot;", "&#x41;"]
+)
 spaces = st.sampled_from([" ", "  ", "\n", "\t", " \n  ", "\r\n"])
-sentence = st.sampled_from([
-    "The harbour of the town was rebuilt in the spring, and the old lighthouse at the end of "
-    "the pier was painted white again so that it could be seen from the sea at night. ",
-    "Der Gemeinderat hat am Dienstag beschlossen, den alten Leuchtturm am Ende der Mole zu "
-    "renovieren, weil er für die Fischer sehr wichtig ist. ",
-    "Home | News | Sport | Weather | Contact ",
-])
-text = st.lists(st.one_of(words, words, words, entities, spaces, sentence), min_size=1,
-                max_size=30).map("".join)
+sentence = st.sampled_from(
+    [
+        "The harbour of the town was rebuilt in the spring, and the old lighthouse at the end of "
+        "the pier was painted white again so that it could be seen from the sea at night. ",
+        "Der Gemeinderat hat am Dienstag beschlossen, den alten Leuchtturm am Ende der Mole zu "
+        "renovieren, weil er für die Fischer sehr wichtig ist. ",
+        "Home | News | Sport | Weather | Contact ",
+    ]
+)
+text = st.lists(
+    st.one_of(words, words, words, entities, spaces, sentence), min_size=1, max_size=30
+).map("".join)
 leaf = st.one_of(
-    text, text, text, text, text, text,
+    text,
+    text,
+    text,
+    text,
+    text,
+    text,
     st.integers(1, 3).map(lambda n: "<br>" * n),
     text.map(lambda t: f"<!-- COMMENTMARK {t.replace('-', ' ')} -->"),
     st.just("<script>var SCRIPTMARK = '<p>not a tag</p>';</script>"),
     st.just("<style>.STYLEMARK { color: red }</style>"),
     st.just("<noscript>NOSCRMARK enable scripts</noscript>"),
-    st.sampled_from(['<div hidden>HIDDENMARK one</div>',
-                     '<p style="display:none">HIDDENMARK two</p>',
-                     '<span style="visibility: hidden">HIDDENMARK three</span>']),
+    st.sampled_from(
+        [
+            "<div hidden>HIDDENMARK one</div>",
+            '<p style="display:none">HIDDENMARK two</p>',
+            '<span style="visibility: hidden">HIDDENMARK three</span>',
+        ]
+    ),
     st.just('<img src="a.png" alt="picture">'),
 )
 
@@ -69,30 +119,40 @@ def _extend(children):
         st.tuples(st.sampled_from(BLOCK_TAGS), st.lists(children, max_size=4)).map(_element),
         st.tuples(st.sampled_from(INLINE_TAGS), st.lists(children, max_size=3)).map(_element),
         st.lists(children, min_size=1, max_size=3).map(
-            lambda kids: '<a href="/link">' + "".join(kids) + "</a>"),
+            lambda kids: '<a href="/link">' + "".join(kids) + "</a>"
+        ),
     )
 
 
 body = st.recursive(leaf, _extend, max_leaves=40).map(str)
-wrappers = st.sampled_from([
-    "{}",
-    "<html><body>{}</body></html>",
-    "<!DOCTYPE html><html lang='en'><head><title>TITLEMARK</title>"
-    "<script>SCRIPTMARK()</script></head><body>{}</body></html>",
-])
+wrappers = st.sampled_from(
+    [
+        "{}",
+        "<html><body>{}</body></html>",
+        "<!DOCTYPE html><html lang='en'><head><title>TITLEMARK</title>"
+        "<script>SCRIPTMARK()</script></head><body>{}</body></html>",
+    ]
+)
 pages = st.tuples(wrappers, st.lists(body, min_size=1, max_size=8)).map(
-    lambda t: t[0].format("".join(t[1])))
+    lambda t: t[0].format("".join(t[1]))
+)
 
-SETTINGS = settings(max_examples=100, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _INVISIBLE_TAGS = {"head", "script", "style", "noscript"}
 
 
 def _invisible(el) -> bool:
-    return (el.tag in _INVISIBLE_TAGS or "hidden" in el.attrib
-            or bool(_HIDDEN_STYLE.search(el.get("style", ""))))
+    return (
+        el.tag in _INVISIBLE_TAGS
+        or "hidden" in el.attrib
+        or bool(_HIDDEN_STYLE.search(el.get("style", "")))
+    )
 
 
 def visible_words(root) -> list[str]:

@@ -54,8 +54,14 @@ class LongBlocks(Extractor):
 
     def extract(self, doc, params):
         blocks = [
-            Block(text=b.text, xpath=b.xpath, tag=b.tag, index=b.index, start=b.start,
-                  label=CONTENT if len(b.text) > params["min_length"] else "boilerplate")
+            Block(
+                text=b.text,
+                xpath=b.xpath,
+                tag=b.tag,
+                index=b.index,
+                start=b.start,
+                label=CONTENT if len(b.text) > params["min_length"] else "boilerplate",
+            )
             for b in doc.justext_blocks()
         ]
         return Extraction.from_blocks(blocks, self.name, params)
@@ -115,6 +121,7 @@ def test_register_overrides_a_builtin_name():
 def fake_entry_points(*eps: EntryPoint):
     def entry_points(group=None):
         return [ep for ep in eps if ep.group == group]
+
     return entry_points
 
 
@@ -122,10 +129,14 @@ def test_entry_point_is_discovered(monkeypatch):
     plugin = types.ModuleType("sb_fake_plugin")
     plugin.LongBlocks = LongBlocks
     monkeypatch.setitem(sys.modules, "sb_fake_plugin", plugin)
-    monkeypatch.setattr(registry, "entry_points", fake_entry_points(
-        EntryPoint("plugged", "sb_fake_plugin:LongBlocks", registry.ENTRY_POINT_GROUP),
-        EntryPoint("other_group", "sb_fake_plugin:LongBlocks", "some.other.group"),
-    ))
+    monkeypatch.setattr(
+        registry,
+        "entry_points",
+        fake_entry_points(
+            EntryPoint("plugged", "sb_fake_plugin:LongBlocks", registry.ENTRY_POINT_GROUP),
+            EntryPoint("other_group", "sb_fake_plugin:LongBlocks", "some.other.group"),
+        ),
+    )
     registry._entry_points_loaded = False
     assert "plugged" in available()
     assert "other_group" not in available()
@@ -137,8 +148,13 @@ def test_entry_point_found_by_get_without_available(monkeypatch):
     plugin = types.ModuleType("sb_fake_plugin")
     plugin.LongBlocks = LongBlocks
     monkeypatch.setitem(sys.modules, "sb_fake_plugin", plugin)
-    monkeypatch.setattr(registry, "entry_points", fake_entry_points(
-        EntryPoint("plugged", "sb_fake_plugin:LongBlocks", registry.ENTRY_POINT_GROUP)))
+    monkeypatch.setattr(
+        registry,
+        "entry_points",
+        fake_entry_points(
+            EntryPoint("plugged", "sb_fake_plugin:LongBlocks", registry.ENTRY_POINT_GROUP)
+        ),
+    )
     registry._entry_points_loaded = False
     assert isinstance(registry.get("plugged"), LongBlocks)
 
@@ -147,8 +163,13 @@ def test_entry_point_does_not_replace_a_builtin(monkeypatch):
     plugin = types.ModuleType("sb_fake_plugin")
     plugin.LongBlocks = LongBlocks
     monkeypatch.setitem(sys.modules, "sb_fake_plugin", plugin)
-    monkeypatch.setattr(registry, "entry_points", fake_entry_points(
-        EntryPoint("justext", "sb_fake_plugin:LongBlocks", registry.ENTRY_POINT_GROUP)))
+    monkeypatch.setattr(
+        registry,
+        "entry_points",
+        fake_entry_points(
+            EntryPoint("justext", "sb_fake_plugin:LongBlocks", registry.ENTRY_POINT_GROUP)
+        ),
+    )
     registry._entry_points_loaded = False
     registry._instances.pop("justext", None)
     assert isinstance(registry.get("justext"), JustextExtractor)

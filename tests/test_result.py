@@ -31,12 +31,21 @@ def assert_plain(value, where="value"):
 
 def numpy_block() -> Block:
     return Block(
-        text="numbers", xpath="/html[1]/body[1]/p[1]", tag="p", label=CONTENT,
+        text="numbers",
+        xpath="/html[1]/body[1]/p[1]",
+        tag="p",
+        label=CONTENT,
         link_density=np.float32(0.25),
         fields={
-            "score32": np.float32(0.5), "count": np.int64(3), "small": np.int8(-2),
-            "flag": np.bool_(True), "vector": np.arange(3), "matrix": np.array([[1.5, 2.0]]),
-            "nan": np.float64("nan"), "inf": np.float32("inf"), "pair": (np.int16(1), 2.0),
+            "score32": np.float32(0.5),
+            "count": np.int64(3),
+            "small": np.int8(-2),
+            "flag": np.bool_(True),
+            "vector": np.arange(3),
+            "matrix": np.array([[1.5, 2.0]]),
+            "nan": np.float64("nan"),
+            "inf": np.float32("inf"),
+            "pair": (np.int16(1), 2.0),
             "nested": {"ids": np.array([4, 5], dtype=np.uint8), 7: np.float16(0.5)},
             "tags": {"a"},
         },
@@ -46,11 +55,25 @@ def numpy_block() -> Block:
 def test_block_to_dict_turns_numpy_values_into_plain_json_types():
     d = numpy_block().to_dict()
     assert d == {
-        "text": "numbers", "xpath": "/html[1]/body[1]/p[1]", "tag": "p", "label": "content",
-        "tag_path": "", "link_density": 0.25, "index": 0, "start": 0,
-        "score32": 0.5, "count": 3, "small": -2, "flag": True, "vector": [0, 1, 2],
-        "matrix": [[1.5, 2.0]], "nan": None, "inf": None, "pair": [1, 2.0],
-        "nested": {"ids": [4, 5], "7": 0.5}, "tags": ["a"],
+        "text": "numbers",
+        "xpath": "/html[1]/body[1]/p[1]",
+        "tag": "p",
+        "label": "content",
+        "tag_path": "",
+        "link_density": 0.25,
+        "index": 0,
+        "start": 0,
+        "score32": 0.5,
+        "count": 3,
+        "small": -2,
+        "flag": True,
+        "vector": [0, 1, 2],
+        "matrix": [[1.5, 2.0]],
+        "nan": None,
+        "inf": None,
+        "pair": [1, 2.0],
+        "nested": {"ids": [4, 5], "7": 0.5},
+        "tags": ["a"],
     }
     assert_plain(d)
     assert json.loads(json.dumps(d, allow_nan=False)) == d
@@ -63,8 +86,11 @@ def test_numpy_float64_field_becomes_a_plain_float():
 
 def test_extraction_to_dict_is_plain_json():
     r = Extraction.from_blocks(
-        [numpy_block()], "mine", {"threshold": np.float32(0.5), "k": np.int32(4)},
-        language="en", extra={"main_cnr": np.float32(1.5), "detected": [{"rank": np.int64(1)}]},
+        [numpy_block()],
+        "mine",
+        {"threshold": np.float32(0.5), "k": np.int32(4)},
+        language="en",
+        extra={"main_cnr": np.float32(1.5), "detected": [{"rank": np.int64(1)}]},
     )
     d = r.to_dict()
     assert d["params"] == {"threshold": 0.5, "k": 4}
@@ -85,8 +111,11 @@ def test_real_extraction_to_dict_is_plain_json(method):
 
 
 def test_main_text_is_the_content_blocks_in_page_order():
-    blocks = [Block("one", "/a", "p", CONTENT), Block("two", "/b", "p", BOILERPLATE),
-              Block("three", "/c", "p", CONTENT)]
+    blocks = [
+        Block("one", "/a", "p", CONTENT),
+        Block("two", "/b", "p", BOILERPLATE),
+        Block("three", "/c", "p", CONTENT),
+    ]
     r = Extraction.from_blocks(blocks, "x", {})
     assert r.main_text == "one\n\nthree"
     assert [b.text for b in r.content_blocks] == ["one", "three"]
@@ -101,15 +130,20 @@ def test_from_blocks_without_blocks_says_no_text():
 
 def test_failed():
     params = {"length_low": 70}
-    r = Extraction.failed("binary", "justext", params, url="https://e.com/",
-                          extra={"detail": "PNG"})
+    r = Extraction.failed(
+        "binary", "justext", params, url="https://e.com/", extra={"detail": "PNG"}
+    )
     assert (r.main_text, r.blocks, r.reason, r.extractor) == ("", [], "binary", "justext")
     assert r.params == params and r.params is not params
     assert not r.ok
     assert r.to_markdown() == ""
     d = r.to_dict()
-    assert (d["reason"], d["url"], d["detail"], d["blocks"]) == ("binary", "https://e.com/",
-                                                                 "PNG", [])
+    assert (d["reason"], d["url"], d["detail"], d["blocks"]) == (
+        "binary",
+        "https://e.com/",
+        "PNG",
+        [],
+    )
     assert Extraction.failed("empty", "cnr").params == {}
 
 
@@ -126,16 +160,18 @@ def md(blocks) -> str:
 
 
 def test_markdown_headings_paragraphs_and_lists():
-    out = md([
-        blk("Page  title", "h1", "/html[1]/body[1]/h1[1]"),
-        blk("Menu", "div", "/html[1]/body[1]/div[1]", BOILERPLATE),
-        blk("Intro text.", "p", "/html[1]/body[1]/p[1]"),
-        blk("Part two", "h2", "/html[1]/body[1]/h2[1]"),
-        blk("Detail", "h3", "/html[1]/body[1]/h3[1]"),
-        blk("first", "li", "/html[1]/body[1]/ul[1]/li[1]"),
-        blk("second", "li", "/html[1]/body[1]/ul[1]/li[2]"),
-        blk("After the list.", "p", "/html[1]/body[1]/p[2]"),
-    ])
+    out = md(
+        [
+            blk("Page  title", "h1", "/html[1]/body[1]/h1[1]"),
+            blk("Menu", "div", "/html[1]/body[1]/div[1]", BOILERPLATE),
+            blk("Intro text.", "p", "/html[1]/body[1]/p[1]"),
+            blk("Part two", "h2", "/html[1]/body[1]/h2[1]"),
+            blk("Detail", "h3", "/html[1]/body[1]/h3[1]"),
+            blk("first", "li", "/html[1]/body[1]/ul[1]/li[1]"),
+            blk("second", "li", "/html[1]/body[1]/ul[1]/li[2]"),
+            blk("After the list.", "p", "/html[1]/body[1]/p[2]"),
+        ]
+    )
     assert out == (
         "# Page title\n\nIntro text.\n\n## Part two\n\n### Detail\n\n- first\n- second\n\n"
         "After the list.\n"
@@ -143,45 +179,56 @@ def test_markdown_headings_paragraphs_and_lists():
 
 
 def test_markdown_table_has_a_header_separator_line():
-    out = md([
-        blk("Name", "th", "/html[1]/body[1]/table[1]/tr[1]/th[1]"),
-        blk("Qty", "th", "/html[1]/body[1]/table[1]/tr[1]/th[2]"),
-        blk("Eggs", "td", "/html[1]/body[1]/table[1]/tr[2]/td[1]"),
-        blk("a|b", "td", "/html[1]/body[1]/table[1]/tr[2]/td[2]"),
-        blk("Milk", "td", "/html[1]/body[1]/table[1]/tr[3]/td[1]"),
-        blk("1 l", "td", "/html[1]/body[1]/table[1]/tr[3]/td[2]"),
-    ])
+    out = md(
+        [
+            blk("Name", "th", "/html[1]/body[1]/table[1]/tr[1]/th[1]"),
+            blk("Qty", "th", "/html[1]/body[1]/table[1]/tr[1]/th[2]"),
+            blk("Eggs", "td", "/html[1]/body[1]/table[1]/tr[2]/td[1]"),
+            blk("a|b", "td", "/html[1]/body[1]/table[1]/tr[2]/td[2]"),
+            blk("Milk", "td", "/html[1]/body[1]/table[1]/tr[3]/td[1]"),
+            blk("1 l", "td", "/html[1]/body[1]/table[1]/tr[3]/td[2]"),
+        ]
+    )
     assert out == "| Name | Qty |\n| --- | --- |\n| Eggs | a\\|b |\n| Milk | 1 l |\n"
 
 
 def test_markdown_two_tables_each_get_a_separator():
-    out = md([
-        blk("A", "td", "/html[1]/body[1]/table[1]/tr[1]/td[1]"),
-        blk("between", "p", "/html[1]/body[1]/p[1]"),
-        blk("B", "td", "/html[1]/body[1]/table[2]/tr[1]/td[1]"),
-    ])
+    out = md(
+        [
+            blk("A", "td", "/html[1]/body[1]/table[1]/tr[1]/td[1]"),
+            blk("between", "p", "/html[1]/body[1]/p[1]"),
+            blk("B", "td", "/html[1]/body[1]/table[2]/tr[1]/td[1]"),
+        ]
+    )
     assert out.count("| --- |") == 2
     assert "| A |" in out and "| B |" in out and "\nbetween\n" in out
 
 
 def test_markdown_table_after_a_paragraph_is_separated_by_a_blank_line():
-    out = md([
-        blk("Intro text.", "p", "/html[1]/body[1]/p[1]"),
-        blk("Name", "th", "/html[1]/body[1]/table[1]/tr[1]/th[1]"),
-        blk("Eggs", "td", "/html[1]/body[1]/table[1]/tr[2]/td[1]"),
-    ])
+    out = md(
+        [
+            blk("Intro text.", "p", "/html[1]/body[1]/p[1]"),
+            blk("Name", "th", "/html[1]/body[1]/table[1]/tr[1]/th[1]"),
+            blk("Eggs", "td", "/html[1]/body[1]/table[1]/tr[2]/td[1]"),
+        ]
+    )
     assert out == "Intro text.\n\n| Name |\n| --- |\n| Eggs |\n"
 
 
 def test_markdown_pre_block_is_fenced_and_keeps_its_lines():
-    out = md([blk("Run this:", "p", "/html[1]/body[1]/p[1]"),
-              blk("pip install x\npython -m x", "pre", "/html[1]/body[1]/pre[1]")])
+    out = md(
+        [
+            blk("Run this:", "p", "/html[1]/body[1]/p[1]"),
+            blk("pip install x\npython -m x", "pre", "/html[1]/body[1]/pre[1]"),
+        ]
+    )
     assert out == "Run this:\n\n```\npip install x\npython -m x\n```\n"
 
 
 def test_markdown_blockquote():
     assert md([blk("A quote\nsecond line", "blockquote", "/html[1]/body[1]/blockquote[1]")]) == (
-        "> A quote\n> second line\n")
+        "> A quote\n> second line\n"
+    )
 
 
 def test_markdown_of_a_real_page_keeps_headings_and_list_items():
@@ -191,6 +238,10 @@ def test_markdown_of_a_real_page_keeps_headings_and_list_items():
     assert lines[0] == "# Simple lentil soup"
     assert "## Ingredients" in lines and "## Method" in lines
     i = lines.index("- 250 g red lentils")
-    assert lines[i:i + 4] == ["- 250 g red lentils", "- 1 onion", "- 2 carrots",
-                              "- 1 litre of stock"]
+    assert lines[i : i + 4] == [
+        "- 250 g red lentils",
+        "- 1 onion",
+        "- 2 carrots",
+        "- 1 litre of stock",
+    ]
     assert "Home" not in out  # boilerplate stays out

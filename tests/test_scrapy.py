@@ -52,20 +52,27 @@ def test_addon_enables_every_component_with_its_documented_priority():
     assert settings.getdict("SPIDER_MIDDLEWARES")[BoilerplateSpiderMiddleware] == 600
     assert settings.getdict("ITEM_PIPELINES")[BoilerplatePipeline] == 200
     assert (DOWNLOADER_MIDDLEWARE_PRIORITY, SPIDER_MIDDLEWARE_PRIORITY, PIPELINE_PRIORITY) == (
-        545, 600, 200)
+        545,
+        600,
+        200,
+    )
 
 
 def test_addon_by_import_path_keeps_the_users_own_entries():
     path = "scrapy_boilerplate.pipelines.BoilerplatePipeline"
-    crawler = get_crawler(PagesSpider, {
-        "ADDONS": {"scrapy_boilerplate.Addon": 0},
-        "ITEM_PIPELINES": {path: 250},
-        "DOWNLOADER_MIDDLEWARES": {BoilerplateDownloaderMiddleware: None},
-    })
+    crawler = get_crawler(
+        PagesSpider,
+        {
+            "ADDONS": {"scrapy_boilerplate.Addon": 0},
+            "ITEM_PIPELINES": {path: 250},
+            "DOWNLOADER_MIDDLEWARES": {BoilerplateDownloaderMiddleware: None},
+        },
+    )
     pipelines = crawler.settings.getdict("ITEM_PIPELINES")
     assert pipelines == {path: 250}  # not added a second time under the class object
-    assert crawler.settings.getdict("DOWNLOADER_MIDDLEWARES")[
-        BoilerplateDownloaderMiddleware] is None
+    assert (
+        crawler.settings.getdict("DOWNLOADER_MIDDLEWARES")[BoilerplateDownloaderMiddleware] is None
+    )
 
 
 @deferred_f_from_coro_f
@@ -88,8 +95,7 @@ async def test_every_item_arrives_with_main_text_blocks_and_extractor():
     items, stats, _seen = await crawl(urls=URLS)
     assert len(items) == len(URLS)
     for item in items:
-        expected = extract(
-            (PAGES / item["url"].rsplit("/", 1)[-1]).read_bytes(), "justext")
+        expected = extract((PAGES / item["url"].rsplit("/", 1)[-1]).read_bytes(), "justext")
         assert item["main_text"] == expected.main_text
         assert item["main_text"]
         assert item["extractor"] == "justext"
@@ -115,11 +121,10 @@ async def test_callback_reads_the_extraction_and_the_tree_is_not_parsed_again():
 @pytest.mark.parametrize("mode", ["inline", "thread", "process"])
 @deferred_f_from_coro_f
 async def test_every_execution_mode_gives_the_same_items(mode):
-    items, stats, _ = await crawl({"BOILERPLATE_EXECUTION": mode, "BOILERPLATE_WORKERS": 2},
-                                  urls=URLS)
-    reference = {
-        p.as_uri(): extract(p.read_bytes(), "justext").main_text for p in FILES
-    }
+    items, stats, _ = await crawl(
+        {"BOILERPLATE_EXECUTION": mode, "BOILERPLATE_WORKERS": 2}, urls=URLS
+    )
+    reference = {p.as_uri(): extract(p.read_bytes(), "justext").main_text for p in FILES}
     assert {it["url"]: it["main_text"] for it in items} == reference
     assert boilerplate_stats(stats)["pages"] == len(URLS)
 
@@ -128,8 +133,10 @@ async def test_every_execution_mode_gives_the_same_items(mode):
 async def test_spider_custom_settings_choose_the_method_and_its_thresholds():
     class CnrSpider(PagesSpider):
         name = "cnr-pages"
-        custom_settings: ClassVar[dict] = {"BOILERPLATE_EXTRACTOR": "cnr",
-                           "BOILERPLATE_PARAMS": {"granularity": 1}}
+        custom_settings: ClassVar[dict] = {
+            "BOILERPLATE_EXTRACTOR": "cnr",
+            "BOILERPLATE_PARAMS": {"granularity": 1},
+        }
 
     items, stats, _ = await crawl(spider=CnrSpider, urls=[ARTICLE_URL])
     (item,) = items
@@ -149,8 +156,9 @@ async def test_request_meta_overrides_method_and_thresholds_for_one_request():
     by_url = {it["url"]: it for it in items}
     assert by_url[ARTICLE_URL]["extractor"] == "cnr"
     assert by_url[ARTICLE_URL]["main_text"] == extract(ARTICLE, "cnr", granularity=1).main_text
-    recipe = extract((PAGES / "recipe.html").read_bytes(), "justext", length_low=10,
-                     stopwords_low=0.1)
+    recipe = extract(
+        (PAGES / "recipe.html").read_bytes(), "justext", length_low=10, stopwords_low=0.1
+    )
     assert by_url[other]["main_text"] == recipe.main_text
     params = {v["url"]: v["boilerplate"].params for v in seen}
     assert params[other]["length_low"] == 10
@@ -159,7 +167,8 @@ async def test_request_meta_overrides_method_and_thresholds_for_one_request():
 @deferred_f_from_coro_f
 async def test_dont_extract_boilerplate_passes_response_and_item_through_untouched():
     items, stats, seen = await crawl(
-        urls=[ARTICLE_URL], metas={ARTICLE_URL: {"dont_extract_boilerplate": True}})
+        urls=[ARTICLE_URL], metas={ARTICLE_URL: {"dont_extract_boilerplate": True}}
+    )
     assert items == [{"url": ARTICLE_URL}]
     assert seen[0]["boilerplate"] is None and seen[0]["type"] == "HtmlResponse"
     assert "boilerplate/pages" not in stats
@@ -211,8 +220,9 @@ class AttrsItem:
 @pytest.mark.parametrize("item_class", [ArticleItem, DataclassItem, AttrsItem])
 @deferred_f_from_coro_f
 async def test_items_of_every_kind_get_the_fields(item_class):
-    items, _, _ = await crawl(urls=[ARTICLE_URL],
-                              make_item=lambda response: item_class(url=response.url))
+    items, _, _ = await crawl(
+        urls=[ARTICLE_URL], make_item=lambda response: item_class(url=response.url)
+    )
     (item,) = items
     assert type(item) is item_class
     from itemadapter import ItemAdapter
@@ -244,8 +254,10 @@ async def test_one_container_field():
 
 def test_an_item_class_without_the_fields_fails_at_start_saying_what_to_declare():
     with pytest.raises(BoilerplateSettingsError) as info:
-        crawler = get_crawler(PagesSpider, {
-            "ADDONS": {Addon: 0}, "BOILERPLATE_ITEM_CLASSES": [f"{__name__}.BareItem"]})
+        crawler = get_crawler(
+            PagesSpider,
+            {"ADDONS": {Addon: 0}, "BOILERPLATE_ITEM_CLASSES": [f"{__name__}.BareItem"]},
+        )
         BoilerplateDownloaderMiddleware.from_crawler(crawler)
     message = str(info.value)
     assert "BareItem" in message and "main_text = scrapy.Field()" in message
@@ -254,8 +266,9 @@ def test_an_item_class_without_the_fields_fails_at_start_saying_what_to_declare(
 
 @deferred_f_from_coro_f
 async def test_an_undeclared_item_class_is_reported_and_the_item_kept():
-    items, stats, _ = await crawl(urls=[ARTICLE_URL],
-                                  make_item=lambda response: BareItem(url=response.url))
+    items, stats, _ = await crawl(
+        urls=[ARTICLE_URL], make_item=lambda response: BareItem(url=response.url)
+    )
     assert len(items) == 1 and dict(items[0]) == {"url": ARTICLE_URL}
     assert boilerplate_stats(stats)["errors/missing_fields"] == 1
 
@@ -265,8 +278,9 @@ async def test_items_carrying_their_own_html_are_extracted_by_the_pipeline():
     def make_item(response):
         return {"url": "https://example.com/a", "html": ARTICLE.decode("utf-8")}
 
-    items, stats, _ = await crawl({"BOILERPLATE_HTML_FIELD": "html"}, urls=[ARTICLE_URL],
-                                  make_item=make_item)
+    items, stats, _ = await crawl(
+        {"BOILERPLATE_HTML_FIELD": "html"}, urls=[ARTICLE_URL], make_item=make_item
+    )
     (item,) = items
     assert item["main_text"] == extract(ARTICLE).main_text
     assert item["html"]  # left in place
@@ -281,14 +295,31 @@ async def test_items_carrying_their_own_html_are_extracted_by_the_pipeline():
 @deferred_f_from_coro_f
 async def test_bad_responses_keep_their_items_with_the_reason_recorded():
     with LocalServer() as base:
-        paths = ["/article.html", "/missing", "/error", "/image.png", "/data.json",
-                 "/document.pdf", "/empty", "/untyped", "/plain-html", "/wrong-charset"]
+        paths = [
+            "/article.html",
+            "/missing",
+            "/error",
+            "/image.png",
+            "/data.json",
+            "/document.pdf",
+            "/empty",
+            "/untyped",
+            "/plain-html",
+            "/wrong-charset",
+        ]
         items, stats, _ = await crawl(urls=[base + p for p in paths])
     reasons = {it["url"].rsplit("/", 1)[-1]: it["boilerplate_reason"] for it in items}
     assert reasons == {
-        "article.html": None, "missing": "http-status", "error": "http-status",
-        "image.png": "not-html", "data.json": "not-html", "document.pdf": "not-html",
-        "empty": "empty", "untyped": None, "plain-html": None, "wrong-charset": None,
+        "article.html": None,
+        "missing": "http-status",
+        "error": "http-status",
+        "image.png": "not-html",
+        "data.json": "not-html",
+        "document.pdf": "not-html",
+        "empty": "empty",
+        "untyped": None,
+        "plain-html": None,
+        "wrong-charset": None,
     }
     texts = {it["url"].rsplit("/", 1)[-1]: it["main_text"] for it in items}
     assert texts["untyped"] == texts["plain-html"] == texts["article.html"]
@@ -312,8 +343,9 @@ async def test_bodies_over_the_limit_are_skipped():
 @deferred_f_from_coro_f
 async def test_on_error_drop_drops_failed_items_and_counts_them():
     with LocalServer() as base:
-        items, stats, _ = await crawl({"BOILERPLATE_ON_ERROR": "drop"},
-                                      urls=[base + "/article.html", base + "/image.png"])
+        items, stats, _ = await crawl(
+            {"BOILERPLATE_ON_ERROR": "drop"}, urls=[base + "/article.html", base + "/image.png"]
+        )
     assert [it["url"].rsplit("/", 1)[-1] for it in items] == ["article.html"]
     counts = boilerplate_stats(stats)
     assert counts["items_dropped/not-html"] == 1
@@ -323,7 +355,8 @@ async def test_on_error_drop_drops_failed_items_and_counts_them():
 @deferred_f_from_coro_f
 async def test_an_extractor_that_raises_does_not_break_the_crawl():
     items, stats, _ = await crawl(
-        {"BOILERPLATE_EXTRACTOR": "scrapy_helpers:BrokenExtractor"}, urls=URLS)
+        {"BOILERPLATE_EXTRACTOR": "scrapy_helpers:BrokenExtractor"}, urls=URLS
+    )
     assert len(items) == len(URLS)
     assert {it["boilerplate_reason"] for it in items} == {"error"}
     assert boilerplate_stats(stats)["errors/ValueError"] == len(URLS)
@@ -396,13 +429,16 @@ async def test_a_wrong_setting_stops_the_crawl_before_any_request():
 
 
 def test_settings_given_as_strings_on_the_command_line_are_parsed():
-    crawler = get_crawler(PagesSpider, {
-        "ADDONS": {Addon: 0},
-        "BOILERPLATE_PARAMS": '{"length_low": "50"}',
-        "BOILERPLATE_TIMEOUT": "2.5",
-        "BOILERPLATE_ENABLED": "1",
-        "BOILERPLATE_FIELDS": '{"main_text": "text"}',
-    })
+    crawler = get_crawler(
+        PagesSpider,
+        {
+            "ADDONS": {Addon: 0},
+            "BOILERPLATE_PARAMS": '{"length_low": "50"}',
+            "BOILERPLATE_TIMEOUT": "2.5",
+            "BOILERPLATE_ENABLED": "1",
+            "BOILERPLATE_FIELDS": '{"main_text": "text"}',
+        },
+    )
     state = BoilerplateDownloaderMiddleware.from_crawler(crawler).state
     assert state.config.params["length_low"] == 50
     assert state.config.timeout == 2.5
@@ -413,8 +449,11 @@ def test_disabled_raises_not_configured_with_a_reason():
     from scrapy.exceptions import NotConfigured
 
     crawler = get_crawler(PagesSpider, {"ADDONS": {Addon: 0}, "BOILERPLATE_ENABLED": False})
-    for component in (BoilerplateDownloaderMiddleware, BoilerplateSpiderMiddleware,
-                      BoilerplatePipeline):
+    for component in (
+        BoilerplateDownloaderMiddleware,
+        BoilerplateSpiderMiddleware,
+        BoilerplatePipeline,
+    ):
         with pytest.raises(NotConfigured, match="BOILERPLATE_ENABLED"):
             component.from_crawler(crawler)
 

@@ -80,8 +80,9 @@ def extract(
     try:
         doc = parse(html, url=url, encoding=encoding)
     except UnsupportedInput as exc:
-        return Extraction.failed(exc.reason, extractor, checked, url=url,
-                                 extra={"detail": exc.detail})
+        return Extraction.failed(
+            exc.reason, extractor, checked, url=url, extra={"detail": exc.detail}
+        )
     result = method.extract(doc, checked)
     if result.reason == "no-text":
         result.reason = doc.empty_reason()

@@ -32,8 +32,9 @@ class ExtractionTimeout(BoilerplateError, TimeoutError):
 class Runner:
     """Runs extraction calls in one of the three modes, with a bound on pages in flight."""
 
-    def __init__(self, mode: str = "thread", workers: int = 1, queue_size: int = 4,
-                 timeout: float = 0.0) -> None:
+    def __init__(
+        self, mode: str = "thread", workers: int = 1, queue_size: int = 4, timeout: float = 0.0
+    ) -> None:
         if mode not in ("inline", "thread", "process"):
             raise ValueError(f"unknown execution mode {mode!r}")
         self.mode = mode
@@ -54,12 +55,12 @@ class Runner:
     def _pool(self) -> Executor:
         if self._executor is None:
             if self.mode == "thread":
-                self._executor = ThreadPoolExecutor(self.workers,
-                                                    thread_name_prefix="boilerplate")
+                self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="boilerplate")
             else:
                 # spawn: forking a process that runs a reactor and threads is unsafe.
                 self._executor = ProcessPoolExecutor(
-                    self.workers, mp_context=multiprocessing.get_context("spawn"))
+                    self.workers, mp_context=multiprocessing.get_context("spawn")
+                )
         return self._executor
 
     async def run(self, func: Callable[..., Any], *args: Any) -> tuple[Any, float]:
@@ -78,8 +79,9 @@ class Runner:
                 return await self._run_thread(func, args)
             return await self._run_process(func, args)
 
-    async def _run_thread(self, func: Callable[..., Any], args: tuple[Any, ...]
-                          ) -> tuple[Any, float]:
+    async def _run_thread(
+        self, func: Callable[..., Any], args: tuple[Any, ...]
+    ) -> tuple[Any, float]:
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._pool(), _timed, func, *args)
         try:
@@ -89,8 +91,9 @@ class Runner:
                 f"took over {self.timeout:g} s (the worker thread finishes in the background)"
             ) from None
 
-    async def _run_process(self, func: Callable[..., Any], args: tuple[Any, ...]
-                           ) -> tuple[Any, float]:
+    async def _run_process(
+        self, func: Callable[..., Any], args: tuple[Any, ...]
+    ) -> tuple[Any, float]:
         for attempt in (1, 2):
             generation = self._generation
             pool = self._pool()
@@ -100,7 +103,8 @@ class Runner:
             except asyncio.TimeoutError:
                 self._restart(generation)
                 raise ExtractionTimeout(
-                    f"took over {self.timeout:g} s; its worker process was stopped") from None
+                    f"took over {self.timeout:g} s; its worker process was stopped"
+                ) from None
             except BrokenProcessPool:
                 # Another page's timeout (or a crash) tore the pool down under this one.
                 self._restart(generation)

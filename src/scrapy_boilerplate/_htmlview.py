@@ -43,10 +43,24 @@ _TOOLTIP_TEXT = 100
 _URL_ATTRS = ("href", "src", "action", "formaction", "xlink:href", "data")
 #: Elements without content: a block anchored at one (jusText's ``<br><br>``) is the text
 #: that follows it, which gets wrapped in a ``<span>`` so the outline shows.
-VOID_TAGS = frozenset({
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
-    "source", "track", "wbr",
-})
+VOID_TAGS = frozenset(
+    {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+    }
+)
 _CSP = "script-src 'none'; object-src 'none'; frame-src 'none'"
 
 
@@ -126,8 +140,10 @@ def _wrap_void(el: Any, marked: set[Any]) -> Any | None:
         return None
     moved = []
     nxt = el.getnext()
-    while nxt is not None and nxt not in marked and not (
-        isinstance(nxt.tag, str) and nxt.tag.lower() in JUSTEXT_BLOCK_TAGS
+    while (
+        nxt is not None
+        and nxt not in marked
+        and not (isinstance(nxt.tag, str) and nxt.tag.lower() in JUSTEXT_BLOCK_TAGS)
     ):
         moved.append(nxt)
         nxt = nxt.getnext()
@@ -219,8 +235,7 @@ def _legend(result: Extraction, groups: dict[Any, list[Block]], missed: int) -> 
     if missed:
         notes.append(f"{missed} blocks not located in the page")
     notes.append("hover an outlined element for its blocks' fields")
-    note_html = "".join(f'<div style="color:#57606a;margin-top:4px">{esc(n)}</div>'
-                        for n in notes)
+    note_html = "".join(f'<div style="color:#57606a;margin-top:4px">{esc(n)}</div>' for n in notes)
     box = (
         f'<details open {ATTR}-legend="" style="all:initial;position:fixed;right:12px;'
         "bottom:12px;z-index:2147483647;background:#fff;color:#24292f;border:1px solid #d0d7de;"
@@ -247,9 +262,9 @@ def notice_page(result: Extraction) -> str:
     text = f"{reason}: {detail}" if detail else reason
     esc = html_lib.escape
     return (
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
         f"<title>scrapy-boilerplate: no view</title></head><body>"
-        f"<p {ATTR}-label=\"none\">scrapy-boilerplate ({esc(result.extractor)}): "
+        f'<p {ATTR}-label="none">scrapy-boilerplate ({esc(result.extractor)}): '
         f"the input is not a usable HTML page ({esc(text)}).</p></body></html>\n"
     )
 
@@ -300,5 +315,7 @@ def render_view(
 
     body = root.find("body")
     (body if body is not None else root).append(_legend(result, groups, missed))
-    return lxml.html.tostring(root, encoding="unicode", method="html",
-                              doctype="<!DOCTYPE html>") + "\n"
+    return (
+        lxml.html.tostring(root, encoding="unicode", method="html", doctype="<!DOCTYPE html>")
+        + "\n"
+    )

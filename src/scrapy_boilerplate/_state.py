@@ -33,21 +33,31 @@ class Reporter:
     def max(self, key: str, value: float) -> None:
         self.crawler.stats.max_value(f"boilerplate/{key}", value)
 
-    def once(self, key: str, level: int, message: str, *args: Any,
-             log_key: str | None = None) -> None:
+    def once(
+        self, key: str, level: int, message: str, *args: Any, log_key: str | None = None
+    ) -> None:
         """Log ``message`` the first time ``log_key`` (default: the stats ``key``) happens;
         later ones are only counted."""
         log_key = log_key or key
         self.logged[log_key] += 1
         if self.logged[log_key] == 1:
-            logger.log(level, message + " (logged once; the stats count every case: "
-                       "boilerplate/%s)", *args, key, extra={"spider": self._spider()})
+            logger.log(
+                level,
+                message + " (logged once; the stats count every case: boilerplate/%s)",
+                *args,
+                key,
+                extra={"spider": self._spider()},
+            )
 
     def summary(self) -> None:
         for key, n in sorted(self.logged.items()):
             if n > 1:
-                logger.info("boilerplate/%s happened %d times in this crawl", key, n,
-                            extra={"spider": self._spider()})
+                logger.info(
+                    "boilerplate/%s happened %d times in this crawl",
+                    key,
+                    n,
+                    extra={"spider": self._spider()},
+                )
 
     def _spider(self) -> Any:
         try:
@@ -65,10 +75,12 @@ class CrawlerState:
         for cls in self.config.item_classes:
             missing = self.writer.missing_fields(cls)
             if missing:
-                raise BoilerplateSettingsError("BOILERPLATE_ITEM_CLASSES",
-                                               self.writer.missing_message(cls, missing))
-        self.runner = Runner(self.config.execution, self.config.workers,
-                             self.config.queue_size, self.config.timeout)
+                raise BoilerplateSettingsError(
+                    "BOILERPLATE_ITEM_CLASSES", self.writer.missing_message(cls, missing)
+                )
+        self.runner = Runner(
+            self.config.execution, self.config.workers, self.config.queue_size, self.config.timeout
+        )
         self.reporter = Reporter(crawler)
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
@@ -82,7 +94,9 @@ class CrawlerState:
             logger.error(
                 "BOILERPLATE_EXECUTION=%r needs the asyncio reactor (TWISTED_REACTOR = "
                 "'twisted.internet.asyncioreactor.AsyncioSelectorReactor', Scrapy's default "
-                "since 2.13); extracting inline instead", self.runner.mode)
+                "since 2.13); extracting inline instead",
+                self.runner.mode,
+            )
             self.runner = Runner("inline", timeout=self.config.timeout)
 
     def _closed(self, spider: Any = None) -> None:

@@ -67,9 +67,18 @@ _REASON_TEXT = {
 
 #: Options of ``extract`` itself; a parameter with one of these names is reachable
 #: through ``--param`` only.
-_RESERVED = frozenset({
-    "help", "extractor", "param", "format", "output", "encoding", "url", "version",
-})
+_RESERVED = frozenset(
+    {
+        "help",
+        "extractor",
+        "param",
+        "format",
+        "output",
+        "encoding",
+        "url",
+        "version",
+    }
+)
 
 _URL_RE = re.compile(r"^https?://", re.I)
 _NULL = "null"
@@ -228,25 +237,53 @@ def build_parser(
         formatter_class=fmt,
         allow_abbrev=False,
     )
-    ex.add_argument("input", metavar="FILE|URL|-",
-                    help="an HTML file, an http(s):// URL (fetched), or - to read stdin")
-    ex.add_argument("-e", "--extractor", default=DEFAULT_EXTRACTOR, metavar="NAME",
-                    help=f"extraction method: {', '.join(sorted(specs)) or 'none found'} "
-                         f"(default: {DEFAULT_EXTRACTOR}; see '{PROG} list')")
-    ex.add_argument("-f", "--format", choices=FORMATS, default="text",
-                    help="text: the main text (default); json: the whole result; markdown: "
-                         "the content blocks as Markdown; html: the page with every block "
-                         "outlined (green content, red boilerplate), to open in a browser")
-    ex.add_argument("-o", "--output", metavar="FILE", default=None,
-                    help="write here instead of stdout (UTF-8)")
-    ex.add_argument("--encoding", default=None, metavar="NAME",
-                    help="the page's encoding when known (default: BOM, HTTP header, "
-                         "<meta charset>, then UTF-8)")
-    ex.add_argument("--url", default=None, metavar="URL",
-                    help="the page's URL, for a file or stdin (base of relative links)")
-    ex.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
-                    help="set any parameter of the chosen extractor by name (repeatable); "
-                         "works for third-party extractors too")
+    ex.add_argument(
+        "input",
+        metavar="FILE|URL|-",
+        help="an HTML file, an http(s):// URL (fetched), or - to read stdin",
+    )
+    ex.add_argument(
+        "-e",
+        "--extractor",
+        default=DEFAULT_EXTRACTOR,
+        metavar="NAME",
+        help=f"extraction method: {', '.join(sorted(specs)) or 'none found'} "
+        f"(default: {DEFAULT_EXTRACTOR}; see '{PROG} list')",
+    )
+    ex.add_argument(
+        "-f",
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text: the main text (default); json: the whole result; markdown: "
+        "the content blocks as Markdown; html: the page with every block "
+        "outlined (green content, red boilerplate), to open in a browser",
+    )
+    ex.add_argument(
+        "-o", "--output", metavar="FILE", default=None, help="write here instead of stdout (UTF-8)"
+    )
+    ex.add_argument(
+        "--encoding",
+        default=None,
+        metavar="NAME",
+        help="the page's encoding when known (default: BOM, HTTP header, "
+        "<meta charset>, then UTF-8)",
+    )
+    ex.add_argument(
+        "--url",
+        default=None,
+        metavar="URL",
+        help="the page's URL, for a file or stdin (base of relative links)",
+    )
+    ex.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set any parameter of the chosen extractor by name (repeatable); "
+        "works for third-party extractors too",
+    )
     groups: dict[str, Any] = {}
     for opt in options.values():
         owner = opt.owners[0]
@@ -254,20 +291,38 @@ def build_parser(
         if group is None:
             group = groups[owner] = ex.add_argument_group(f"{owner} parameters")
         if opt.is_bool:
-            group.add_argument(opt.flag, dest=opt.dest, default=argparse.SUPPRESS,
-                               metavar="true|false", nargs="?", const="true",
-                               help=_param_help(opt))
+            group.add_argument(
+                opt.flag,
+                dest=opt.dest,
+                default=argparse.SUPPRESS,
+                metavar="true|false",
+                nargs="?",
+                const="true",
+                help=_param_help(opt),
+            )
         else:
-            group.add_argument(opt.flag, dest=opt.dest, default=argparse.SUPPRESS,
-                               metavar=_metavar(opt.specs[0]), help=_param_help(opt))
+            group.add_argument(
+                opt.flag,
+                dest=opt.dest,
+                default=argparse.SUPPRESS,
+                metavar=_metavar(opt.specs[0]),
+                help=_param_help(opt),
+            )
 
-    ls = sub.add_parser("list", help="list the extractors and their parameters",
-                        description="List the registered extractors and their parameters.",
-                        allow_abbrev=False)
+    ls = sub.add_parser(
+        "list",
+        help="list the extractors and their parameters",
+        description="List the registered extractors and their parameters.",
+        allow_abbrev=False,
+    )
     ls.add_argument("--json", action="store_true", help="machine-readable output")
 
-    sub.add_parser("bench", help="run the benchmark (see 'bench --help')", add_help=False,
-                   description="Run the benchmark; every argument goes to the runner.")
+    sub.add_parser(
+        "bench",
+        help="run the benchmark (see 'bench --help')",
+        add_help=False,
+        description="Run the benchmark; every argument goes to the runner.",
+    )
     return parser, options
 
 
@@ -366,10 +421,13 @@ def _read_input(source: str) -> tuple[Any, str | None, str | None]:
 
 def _fetch(url: str) -> tuple[bytes, str, str | None]:
     """GET ``url`` (timeout 30 s); the body, the final URL and the charset of Content-Type."""
-    request = urllib.request.Request(url, headers={
-        "User-Agent": f"{PROG}/{__version__}",
-        "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
-    })
+    request = urllib.request.Request(
+        url,
+        headers={
+            "User-Agent": f"{PROG}/{__version__}",
+            "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
+        },
+    )
     try:
         with urllib.request.urlopen(request, timeout=URL_TIMEOUT) as response:
             data = response.read(URL_MAX_BYTES)
@@ -384,8 +442,7 @@ def _fetch(url: str) -> tuple[bytes, str, str | None]:
     return data, final, charset
 
 
-def render(result: Extraction, fmt: str, page: Any, url: str | None,
-           encoding: str | None) -> str:
+def render(result: Extraction, fmt: str, page: Any, url: str | None, encoding: str | None) -> str:
     """The output text of ``result`` in format ``fmt`` (``page`` is needed for ``html``)."""
     if fmt == "json":
         return json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n"
@@ -490,8 +547,9 @@ def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
     return EXIT_OK
 
 
-def describe_extractors(specs: dict[str, tuple[Param, ...]],
-                        failures: dict[str, str]) -> list[dict[str, Any]]:
+def describe_extractors(
+    specs: dict[str, tuple[Param, ...]], failures: dict[str, str]
+) -> list[dict[str, Any]]:
     """The data of ``list``: each extractor with its parameters (or why it cannot load)."""
     from .result import to_jsonable
 
@@ -516,8 +574,9 @@ def describe_extractors(specs: dict[str, tuple[Param, ...]],
     return out
 
 
-def cmd_list(args: argparse.Namespace, specs: dict[str, tuple[Param, ...]],
-             failures: dict[str, str]) -> int:
+def cmd_list(
+    args: argparse.Namespace, specs: dict[str, tuple[Param, ...]], failures: dict[str, str]
+) -> int:
     """``list``: print the extractors and their parameters."""
     entries = describe_extractors(specs, failures)
     if args.json:

@@ -20,25 +20,85 @@ from w3lib.encoding import html_to_unicode, read_bom, resolve_encoding
 from .errors import UnsupportedInput
 
 #: Elements whose content is never page text (shared by every method).
-REMOVED_TAGS = frozenset({
-    "head", "script", "style", "noscript", "template", "iframe", "object", "embed",
-    "applet", "svg", "math", "canvas", "video", "audio", "map", "button", "input",
-    "textarea", "datalist", "dialog",
-})
+REMOVED_TAGS = frozenset(
+    {
+        "head",
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "iframe",
+        "object",
+        "embed",
+        "applet",
+        "svg",
+        "math",
+        "canvas",
+        "video",
+        "audio",
+        "map",
+        "button",
+        "input",
+        "textarea",
+        "datalist",
+        "dialog",
+    }
+)
 
 #: jusText 3.0.2's own pre-processing (lxml Cleaner): these subtrees are dropped ...
-JUSTEXT_REFERENCE_REMOVED = frozenset({
-    "head", "script", "style", "applet", "button", "input", "select", "textarea", "base",
-})
+JUSTEXT_REFERENCE_REMOVED = frozenset(
+    {
+        "head",
+        "script",
+        "style",
+        "applet",
+        "button",
+        "input",
+        "select",
+        "textarea",
+        "base",
+    }
+)
 #: ... and these tags are unwrapped (their content stays, the tag is gone).
 JUSTEXT_REFERENCE_UNWRAPPED = frozenset({"form", "iframe", "embed", "layer", "object", "param"})
 
 #: jusText's block-level tags (the paper's list, plus ``body`` as the reference does).
-JUSTEXT_BLOCK_TAGS = frozenset({
-    "body", "blockquote", "caption", "center", "col", "colgroup", "dd", "div", "dl", "dt",
-    "fieldset", "form", "h1", "h2", "h3", "h4", "h5", "h6", "legend", "li", "optgroup",
-    "option", "p", "pre", "table", "td", "textarea", "tfoot", "th", "thead", "tr", "ul",
-})
+JUSTEXT_BLOCK_TAGS = frozenset(
+    {
+        "body",
+        "blockquote",
+        "caption",
+        "center",
+        "col",
+        "colgroup",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "legend",
+        "li",
+        "optgroup",
+        "option",
+        "p",
+        "pre",
+        "table",
+        "td",
+        "textarea",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    }
+)
 
 #: Default limit on the decoded page size (characters); larger pages are refused.
 MAX_SIZE_DEFAULT = 64 * 1024 * 1024
@@ -52,10 +112,33 @@ _XML_ROOT = re.compile(
 )
 # Documents that are XML even without an ``<?xml ...?>`` declaration.
 _FIRST_TAG = re.compile(r"^\s*(?:<!--.*?-->\s*|<\?.*?\?>\s*)*<([A-Za-z][\w:.-]*)", re.S)
-_XML_ONLY_ROOTS = frozenset({"rss", "feed", "rdf:rdf", "urlset", "sitemapindex", "svg", "opml",
-                             "kml", "gpx", "soap:envelope"})
-_BINARY_MAGIC = (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"%PDF", b"PK\x03\x04", b"\x1f\x8b",
-                 b"RIFF", b"\x00\x00\x01\x00", b"OggS", b"ID3", b"BM")
+_XML_ONLY_ROOTS = frozenset(
+    {
+        "rss",
+        "feed",
+        "rdf:rdf",
+        "urlset",
+        "sitemapindex",
+        "svg",
+        "opml",
+        "kml",
+        "gpx",
+        "soap:envelope",
+    }
+)
+_BINARY_MAGIC = (
+    b"\x89PNG",
+    b"GIF8",
+    b"\xff\xd8\xff",
+    b"%PDF",
+    b"PK\x03\x04",
+    b"\x1f\x8b",
+    b"RIFF",
+    b"\x00\x00\x01\x00",
+    b"OggS",
+    b"ID3",
+    b"BM",
+)
 _HEADING_IN_PATH = re.compile(r"\bh\d\b")  # jusText's test on the dotted tag path
 
 
@@ -172,8 +255,12 @@ class Document:
             tags = JUSTEXT_REFERENCE_REMOVED
             if self.root.tag[0] == "{":
                 tags = frozenset("{*}" + t for t in tags)
-            return self.cached("justext_blocks_reference", lambda: _justext_segment(
-                self, set(self.root.iter(*tags)), JUSTEXT_REFERENCE_UNWRAPPED))
+            return self.cached(
+                "justext_blocks_reference",
+                lambda: _justext_segment(
+                    self, set(self.root.iter(*tags)), JUSTEXT_REFERENCE_UNWRAPPED
+                ),
+            )
         return self.cached("justext_blocks", lambda: _justext_segment(self, self.removed))
 
     def leaf_blocks(self) -> list[TextBlock]:
@@ -205,8 +292,8 @@ class Document:
     def text_length(self) -> int:
         """Characters of page text (whitespace collapsed), outside removed parts."""
         return self.cached(
-            "text_length", lambda: sum(len(normalize_whitespace(t.strip())) for _, t in
-                                       self.iter_text())
+            "text_length",
+            lambda: sum(len(normalize_whitespace(t.strip())) for _, t in self.iter_text()),
         )
 
 
@@ -376,8 +463,11 @@ def _find_removed(root: Any) -> set[Any]:
     removed = set(root.iter(*tags))
     for attr in _HIDDEN_ATTRS(root):  # attribute values: no element proxy unless it matches
         name = attr.attrname
-        if (name == "hidden" or (name == "type" and attr.strip().lower() == "hidden")
-                or (name == "style" and _HIDDEN_STYLE.search(attr))):
+        if (
+            name == "hidden"
+            or (name == "type" and attr.strip().lower() == "hidden")
+            or (name == "style" and _HIDDEN_STYLE.search(attr))
+        ):
             removed.add(attr.getparent())
     return removed
 
@@ -398,11 +488,16 @@ class _PathNode:
     O(depth), where ``tree.getpath`` would scan every sibling (quadratic on flat pages).
     """
 
-    __slots__ = ("_dotted", "_xpath", "counts", "element", "parent", "position", "tag",
-                 "unwrapped")
+    __slots__ = ("_dotted", "_xpath", "counts", "element", "parent", "position", "tag", "unwrapped")
 
-    def __init__(self, tag: str, parent: _PathNode | None, element: Any, position: int,
-                 unwrapped: bool = False) -> None:
+    def __init__(
+        self,
+        tag: str,
+        parent: _PathNode | None,
+        element: Any,
+        position: int,
+        unwrapped: bool = False,
+    ) -> None:
         self.tag = tag
         self.parent = parent
         self.element = element
@@ -456,7 +551,8 @@ class _PathNode:
             prefix, chain = self._steps_to_cached("_xpath")
             if len(chain) > _CACHE_CHAIN:
                 self._xpath = prefix + "".join(
-                    f"/{_xpath_step(n.tag, n.element)}[{n.position}]" for n in chain)
+                    f"/{_xpath_step(n.tag, n.element)}[{n.position}]" for n in chain
+                )
             else:
                 for n in chain:
                     prefix = f"{prefix}/{_xpath_step(n.tag, n.element)}[{n.position}]"
@@ -487,7 +583,7 @@ def _element_tag(el: Any) -> str:
     if not isinstance(tag, str):
         return ""
     if tag[0] == "{":
-        tag = tag[tag.find("}") + 1:]
+        tag = tag[tag.find("}") + 1 :]
     return tag.lower()
 
 
@@ -522,12 +618,19 @@ def _justext_segment(
             return
         node = p.path
         el = node.element if node is not None else doc.root
-        blocks.append(TextBlock(
-            text=text, element=el, tag=node.tag if node is not None else "",
-            xpath=node.xpath() if node is not None else "/",
-            tag_path=node.dotted() if node is not None else "",
-            link_chars=p.link_chars, index=len(blocks), start=offset, tags_count=p.tags_count,
-        ))
+        blocks.append(
+            TextBlock(
+                text=text,
+                element=el,
+                tag=node.tag if node is not None else "",
+                xpath=node.xpath() if node is not None else "/",
+                tag_path=node.dotted() if node is not None else "",
+                link_chars=p.link_chars,
+                index=len(blocks),
+                start=offset,
+                tags_count=p.tags_count,
+            )
+        )
         offset += len(text) + 2
 
     def characters(content: str) -> None:
@@ -545,7 +648,7 @@ def _justext_segment(
         if event == "start":
             tag = el.tag.lower()
             if tag[0] == "{":  # XHTML parsed as XML: compare local names
-                tag = tag[tag.find("}") + 1:]
+                tag = tag[tag.find("}") + 1 :]
             counts = path.counts if path is not None else root_counts
             position = counts[tag] = counts.get(tag, 0) + 1
             if el in removed:
@@ -659,11 +762,18 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
         if node is None or not raw or raw.isspace():
             return
         text = " ".join(raw.split())
-        blocks.append(TextBlock(
-            text=text, element=node.element, tag=node.tag, xpath=node.xpath(),
-            tag_path=node.dotted(), link_chars=len(text) if in_link else 0,
-            index=len(blocks), start=offset,
-        ))
+        blocks.append(
+            TextBlock(
+                text=text,
+                element=node.element,
+                tag=node.tag,
+                xpath=node.xpath(),
+                tag_path=node.dotted(),
+                link_chars=len(text) if in_link else 0,
+                index=len(blocks),
+                start=offset,
+            )
+        )
         offset += len(text) + 1
 
     walker = etree.iterwalk(doc.root, events=("start", "end", "comment", "pi"))

@@ -22,9 +22,7 @@ class UnknownExtractor(BoilerplateError, LookupError):
     """No extractor is registered under the requested name."""
 
     def __init__(self, name: str, available: list[str]) -> None:
-        super().__init__(
-            f"unknown extractor {name!r}; available: {', '.join(sorted(available))}"
-        )
+        super().__init__(f"unknown extractor {name!r}; available: {', '.join(sorted(available))}")
         self.name = name
         self.available = sorted(available)
 

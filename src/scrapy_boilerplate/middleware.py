@@ -37,8 +37,18 @@ META_KEY = "boilerplate"
 SKIPPED_KEY = "boilerplate_skipped"
 
 _HTML_TYPES = (b"text/html", b"application/xhtml+xml", b"application/vnd.wap.xhtml+xml")
-_HTML_SNIFF = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<meta", b"<div",
-               b"<p>", b"<table", b"<!--")
+_HTML_SNIFF = (
+    b"<!doctype html",
+    b"<html",
+    b"<head",
+    b"<body",
+    b"<title",
+    b"<meta",
+    b"<div",
+    b"<p>",
+    b"<table",
+    b"<!--",
+)
 
 
 class BoilerplateHtmlResponse(HtmlResponse):
@@ -89,8 +99,7 @@ def skip_reason(response: Response, max_body_size: int, sniff: bool = True) -> s
     return "not-html"
 
 
-def _extract_response(response: HtmlResponse, extractor: str, params: dict[str, Any]
-                      ) -> Extraction:
+def _extract_response(response: HtmlResponse, extractor: str, params: dict[str, Any]) -> Extraction:
     # Runs in the worker: building ``response.selector`` there keeps the parse off the
     # event loop, and the spider callback reuses the same tree.
     from . import extract
@@ -98,8 +107,9 @@ def _extract_response(response: HtmlResponse, extractor: str, params: dict[str, 
     return extract(response.selector, extractor, url=response.url, **params)
 
 
-def _extract_body(body: bytes, encoding: str | None, url: str, extractor: str,
-                  params: dict[str, Any]) -> Extraction:
+def _extract_body(
+    body: bytes, encoding: str | None, url: str, extractor: str, params: dict[str, Any]
+) -> Extraction:
     # Runs in a worker process: the bytes are parsed there (a tree cannot be sent).
     from . import extract
     from .settings import resolve_extractor
@@ -121,8 +131,9 @@ class BoilerplateDownloaderMiddleware:
     def from_crawler(cls, crawler: Any) -> BoilerplateDownloaderMiddleware:
         return cls(crawler)
 
-    async def process_response(self, request: Any, response: Response, spider: Any = None
-                               ) -> Response:
+    async def process_response(
+        self, request: Any, response: Response, spider: Any = None
+    ) -> Response:
         meta = request.meta
         if meta.get(DONT_EXTRACT) or meta.get(META_KEY) is False:
             return response
@@ -139,42 +150,75 @@ class BoilerplateDownloaderMiddleware:
             extractor, params = config.for_request(meta)
         except BoilerplateError as exc:
             reporter.inc(f"errors/{type(exc).__name__}")
-            reporter.once("errors/invalid-meta", logging.ERROR,
-                          "Bad meta['boilerplate'] on %s: %s", request.url, exc)
+            reporter.once(
+                "errors/invalid-meta",
+                logging.ERROR,
+                "Bad meta['boilerplate'] on %s: %s",
+                request.url,
+                exc,
+            )
             new.boilerplate = Extraction.failed(
-                "invalid-meta", config.extractor, url=response.url,
-                extra={"error": f"{type(exc).__name__}: {exc}"})
+                "invalid-meta",
+                config.extractor,
+                url=response.url,
+                extra={"error": f"{type(exc).__name__}: {exc}"},
+            )
             return new
         new.boilerplate = await self._extract(new, extractor, params)
         return new
 
-    async def _extract(self, response: BoilerplateHtmlResponse, extractor: str,
-                       params: dict[str, Any]) -> Extraction:
+    async def _extract(
+        self, response: BoilerplateHtmlResponse, extractor: str, params: dict[str, Any]
+    ) -> Extraction:
         state = self.state
         reporter = state.reporter
         runner = state.runner
         try:
             if runner.mode == "process":
                 encoding = http_content_type_encoding(
-                    (response.headers.get(b"Content-Type") or b"").decode("latin-1"))
-                call: tuple[Any, ...] = (_extract_body, response.body, encoding, response.url,
-                                         extractor, params)
+                    (response.headers.get(b"Content-Type") or b"").decode("latin-1")
+                )
+                call: tuple[Any, ...] = (
+                    _extract_body,
+                    response.body,
+                    encoding,
+                    response.url,
+                    extractor,
+                    params,
+                )
             else:
                 call = (_extract_response, response, extractor, params)
             result, seconds = await runner.run(*call)
         except ExtractionTimeout as exc:
             reporter.inc("errors/timeout")
-            reporter.once("errors/timeout", logging.WARNING,
-                          "Extraction of %s timed out: %s", response.url, exc)
-            return Extraction.failed("timeout", extractor, params, url=response.url,
-                                     extra={"error": f"ExtractionTimeout: {exc}"})
+            reporter.once(
+                "errors/timeout",
+                logging.WARNING,
+                "Extraction of %s timed out: %s",
+                response.url,
+                exc,
+            )
+            return Extraction.failed(
+                "timeout",
+                extractor,
+                params,
+                url=response.url,
+                extra={"error": f"ExtractionTimeout: {exc}"},
+            )
         except Exception as exc:  # an extractor's bug must not break the crawl
             name = type(exc).__name__
             reporter.inc(f"errors/{name}")
-            reporter.once(f"errors/{name}", logging.ERROR,
-                          "Extraction of %s failed: %s: %s", response.url, name, exc)
-            return Extraction.failed("error", extractor, params, url=response.url,
-                                     extra={"error": f"{name}: {exc}"})
+            reporter.once(
+                f"errors/{name}",
+                logging.ERROR,
+                "Extraction of %s failed: %s: %s",
+                response.url,
+                name,
+                exc,
+            )
+            return Extraction.failed(
+                "error", extractor, params, url=response.url, extra={"error": f"{name}: {exc}"}
+            )
         reporter.inc("pages")
         reporter.inc(f"extractor/{extractor}")
         reporter.inc("seconds", round(seconds, 6))
@@ -213,14 +257,15 @@ class BoilerplateSpiderMiddleware:
     def from_crawler(cls, crawler: Any) -> BoilerplateSpiderMiddleware:
         return cls(crawler)
 
-    def process_spider_output(self, response: Response, result: Iterable[Any],
-                              spider: Any = None) -> Iterator[Any]:
+    def process_spider_output(
+        self, response: Response, result: Iterable[Any], spider: Any = None
+    ) -> Iterator[Any]:
         for obj in result:
             yield self._attach(response, obj)
 
-    async def process_spider_output_async(self, response: Response,
-                                          result: AsyncIterator[Any], spider: Any = None
-                                          ) -> AsyncIterator[Any]:
+    async def process_spider_output_async(
+        self, response: Response, result: AsyncIterator[Any], spider: Any = None
+    ) -> AsyncIterator[Any]:
         async for obj in result:
             yield self._attach(response, obj)
 
@@ -256,11 +301,17 @@ def write_item(state: Any, item: Any, result: Extraction) -> bool:
         state.writer.write(item, result)
     except KeyError:
         cls = type(item)
-        message = state.writer.missing_message(cls, state.writer.missing_fields(cls)
-                                               or state.writer.field_names)
+        message = state.writer.missing_message(
+            cls, state.writer.missing_fields(cls) or state.writer.field_names
+        )
         state.reporter.inc("errors/missing_fields")
-        state.reporter.once("errors/missing_fields", logging.ERROR, "%s", message,
-                            log_key=f"missing_fields/{cls.__qualname__}")
+        state.reporter.once(
+            "errors/missing_fields",
+            logging.ERROR,
+            "%s",
+            message,
+            log_key=f"missing_fields/{cls.__qualname__}",
+        )
         return False
     state.reporter.inc("items")
     return True

@@ -24,8 +24,9 @@ from .result import Extraction
 logger = logging.getLogger(__name__)
 
 
-def _extract_html(html: str | bytes, url: str | None, extractor: str,
-                  params: dict[str, Any]) -> Extraction:
+def _extract_html(
+    html: str | bytes, url: str | None, extractor: str, params: dict[str, Any]
+) -> Extraction:
     from . import extract
 
     return extract(html, extractor, url=url, **params)
@@ -67,11 +68,20 @@ class BoilerplatePipeline:
         url = adapter.get("url") if "url" in adapter else None
         if not isinstance(html, (str, bytes)):
             reporter.inc("errors/TypeError")
-            reporter.once("errors/TypeError", logging.ERROR,
-                          "Field %s holds %s, not str or bytes", state.config.html_field,
-                          type(html).__name__)
-            return Extraction.failed("error", extractor, params, url=url,
-                                     extra={"error": f"TypeError: {type(html).__name__}"})
+            reporter.once(
+                "errors/TypeError",
+                logging.ERROR,
+                "Field %s holds %s, not str or bytes",
+                state.config.html_field,
+                type(html).__name__,
+            )
+            return Extraction.failed(
+                "error",
+                extractor,
+                params,
+                url=url,
+                extra={"error": f"TypeError: {type(html).__name__}"},
+            )
         if state.config.max_body_size < len(html):
             reporter.inc("skipped/too-large")
             return Extraction.failed("too-large", extractor, params, url=url)
@@ -79,17 +89,25 @@ class BoilerplatePipeline:
             result, seconds = await state.runner.run(_extract_html, html, url, extractor, params)
         except ExtractionTimeout as exc:
             reporter.inc("errors/timeout")
-            reporter.once("errors/timeout", logging.WARNING,
-                          "Extraction of an item's HTML timed out: %s", exc)
-            return Extraction.failed("timeout", extractor, params, url=url,
-                                     extra={"error": f"ExtractionTimeout: {exc}"})
+            reporter.once(
+                "errors/timeout", logging.WARNING, "Extraction of an item's HTML timed out: %s", exc
+            )
+            return Extraction.failed(
+                "timeout", extractor, params, url=url, extra={"error": f"ExtractionTimeout: {exc}"}
+            )
         except Exception as exc:  # an extractor's bug must not lose the item
             name = type(exc).__name__
             reporter.inc(f"errors/{name}")
-            reporter.once(f"errors/{name}", logging.ERROR,
-                          "Extraction of an item's HTML failed: %s: %s", name, exc)
-            return Extraction.failed("error", extractor, params, url=url,
-                                     extra={"error": f"{name}: {exc}"})
+            reporter.once(
+                f"errors/{name}",
+                logging.ERROR,
+                "Extraction of an item's HTML failed: %s: %s",
+                name,
+                exc,
+            )
+            return Extraction.failed(
+                "error", extractor, params, url=url, extra={"error": f"{name}: {exc}"}
+            )
         reporter.inc("pages")
         reporter.inc(f"extractor/{extractor}")
         reporter.inc("seconds", round(seconds, 6))

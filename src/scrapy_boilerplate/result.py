@@ -99,16 +99,27 @@ class Extraction:
         if reason is None and not blocks:
             reason = "no-text"
         return cls(
-            main_text=text, blocks=blocks, extractor=extractor, params=params,
-            reason=reason, **kwargs,
+            main_text=text,
+            blocks=blocks,
+            extractor=extractor,
+            params=params,
+            reason=reason,
+            **kwargs,
         )
 
     @classmethod
-    def failed(cls, reason: str, extractor: str, params: dict[str, Any] | None = None,
-               **kwargs: Any) -> Extraction:
+    def failed(
+        cls, reason: str, extractor: str, params: dict[str, Any] | None = None, **kwargs: Any
+    ) -> Extraction:
         """An empty result that says why nothing was extracted."""
-        return cls(main_text="", blocks=[], extractor=extractor, params=dict(params or {}),
-                   reason=reason, **kwargs)
+        return cls(
+            main_text="",
+            blocks=[],
+            extractor=extractor,
+            params=dict(params or {}),
+            reason=reason,
+            **kwargs,
+        )
 
     @property
     def ok(self) -> bool:

@@ -55,8 +55,17 @@ DEFAULTS: dict[str, Any] = {
 }
 
 #: What an item can receive, and where it comes from in the Extraction.
-OUTPUTS = ("main_text", "blocks", "extractor", "params", "language", "reason", "markdown",
-           "url", "encoding")
+OUTPUTS = (
+    "main_text",
+    "blocks",
+    "extractor",
+    "params",
+    "language",
+    "reason",
+    "markdown",
+    "url",
+    "encoding",
+)
 EXECUTION_MODES = ("inline", "thread", "process")
 ON_ERROR = ("keep", "drop")
 
@@ -107,7 +116,8 @@ class Config:
             raise BoilerplateSettingsError(
                 "BOILERPLATE_EXTRACTOR",
                 f"expected a method name ({', '.join(registry.available())}) or "
-                f"'package.module:Class', got {extractor!r}")
+                f"'package.module:Class', got {extractor!r}",
+            )
         extractor = resolve_extractor(extractor.strip(), "BOILERPLATE_EXTRACTOR")
         params = get("BOILERPLATE_PARAMS", "getdict")
         params = check_params(extractor, params, "BOILERPLATE_PARAMS")
@@ -115,45 +125,60 @@ class Config:
         fields, container = _fields(settings.get("BOILERPLATE_FIELDS", BOILERPLATE_FIELDS))
         html_field = settings.get("BOILERPLATE_HTML_FIELD") or None
         if html_field is not None and not isinstance(html_field, str):
-            raise BoilerplateSettingsError("BOILERPLATE_HTML_FIELD",
-                                           f"expected a field name or None, got {html_field!r}")
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_HTML_FIELD", f"expected a field name or None, got {html_field!r}"
+            )
         classes = tuple(_load_class(c) for c in get("BOILERPLATE_ITEM_CLASSES", "getlist"))
 
         max_body_size = get("BOILERPLATE_MAX_BODY_SIZE", "getint")
         if max_body_size <= 0:
-            raise BoilerplateSettingsError("BOILERPLATE_MAX_BODY_SIZE",
-                                           f"expected a positive number of bytes, got "
-                                           f"{max_body_size}")
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_MAX_BODY_SIZE",
+                f"expected a positive number of bytes, got {max_body_size}",
+            )
         timeout = get("BOILERPLATE_TIMEOUT", "getfloat")
         if timeout < 0:
-            raise BoilerplateSettingsError("BOILERPLATE_TIMEOUT",
-                                           f"expected seconds >= 0 (0: no limit), got {timeout}")
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_TIMEOUT", f"expected seconds >= 0 (0: no limit), got {timeout}"
+            )
         execution = str(settings.get("BOILERPLATE_EXECUTION", BOILERPLATE_EXECUTION)).lower()
         if execution not in EXECUTION_MODES:
             raise BoilerplateSettingsError(
                 "BOILERPLATE_EXECUTION",
-                f"expected one of {', '.join(EXECUTION_MODES)}, got {execution!r}")
+                f"expected one of {', '.join(EXECUTION_MODES)}, got {execution!r}",
+            )
         workers = get("BOILERPLATE_WORKERS", "getint")
         if workers < 0:
-            raise BoilerplateSettingsError("BOILERPLATE_WORKERS",
-                                           f"expected an integer >= 0 (0: automatic), got "
-                                           f"{workers}")
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_WORKERS", f"expected an integer >= 0 (0: automatic), got {workers}"
+            )
         workers = workers or min(4, os.cpu_count() or 1)
         queue_size = get("BOILERPLATE_QUEUE_SIZE", "getint")
         if queue_size < 0:
-            raise BoilerplateSettingsError("BOILERPLATE_QUEUE_SIZE",
-                                           f"expected an integer >= 0 (0: automatic), got "
-                                           f"{queue_size}")
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_QUEUE_SIZE",
+                f"expected an integer >= 0 (0: automatic), got {queue_size}",
+            )
         queue_size = queue_size or 4 * workers
         on_error = str(settings.get("BOILERPLATE_ON_ERROR", BOILERPLATE_ON_ERROR)).lower()
         if on_error not in ON_ERROR:
             raise BoilerplateSettingsError(
-                "BOILERPLATE_ON_ERROR", f"expected one of {', '.join(ON_ERROR)}, got {on_error!r}")
+                "BOILERPLATE_ON_ERROR", f"expected one of {', '.join(ON_ERROR)}, got {on_error!r}"
+            )
         return cls(
-            enabled=enabled, extractor=extractor, params=params, fields=fields,
-            container=container, html_field=html_field, item_classes=classes,
-            max_body_size=max_body_size, timeout=timeout, execution=execution,
-            workers=workers, queue_size=queue_size, on_error=on_error,
+            enabled=enabled,
+            extractor=extractor,
+            params=params,
+            fields=fields,
+            container=container,
+            html_field=html_field,
+            item_classes=classes,
+            max_body_size=max_body_size,
+            timeout=timeout,
+            execution=execution,
+            workers=workers,
+            queue_size=queue_size,
+            on_error=on_error,
             sniff=get("BOILERPLATE_SNIFF", "getbool"),
         )
 
@@ -170,12 +195,16 @@ class Config:
         if not isinstance(override, Mapping):
             raise InvalidParameter(
                 f"meta['boilerplate'] must be a dict with 'extractor' and/or 'params' (or "
-                f"False), got {type(override).__name__}", "boilerplate")
+                f"False), got {type(override).__name__}",
+                "boilerplate",
+            )
         unknown = set(override) - {"extractor", "params"}
         if unknown:
             raise InvalidParameter(
                 f"meta['boilerplate'] has unknown keys {sorted(unknown)}; allowed: "
-                f"'extractor', 'params'", "boilerplate")
+                f"'extractor', 'params'",
+                "boilerplate",
+            )
         extractor = self.extractor
         params: dict[str, Any] = dict(self.params)
         wanted = override.get("extractor")
@@ -186,7 +215,8 @@ class Config:
         if not isinstance(extra, Mapping):
             raise InvalidParameter(
                 f"meta['boilerplate']['params'] must be a dict, got {type(extra).__name__}",
-                "params")
+                "params",
+            )
         params.update(extra)
         return extractor, registry.get(extractor).validate(params)
 
@@ -199,8 +229,10 @@ def resolve_extractor(name: str, setting: str) -> str:
     except UnknownExtractor as exc:
         if ":" not in name and "." not in name:
             raise BoilerplateSettingsError(
-                setting, f"unknown extractor {name!r}; allowed: {', '.join(exc.available)} "
-                         f"or an import path 'package.module:Class'") from None
+                setting,
+                f"unknown extractor {name!r}; allowed: {', '.join(exc.available)} "
+                f"or an import path 'package.module:Class'",
+            ) from None
     target = name if ":" in name else ":".join(name.rsplit(".", 1))
     try:
         cls = registry._import(target)
@@ -208,7 +240,8 @@ def resolve_extractor(name: str, setting: str) -> str:
         raise BoilerplateSettingsError(setting, f"cannot import {name!r}: {exc}") from None
     if not (isinstance(cls, type) and issubclass(cls, registry.Extractor)):
         raise BoilerplateSettingsError(
-            setting, f"{name!r} is not a scrapy_boilerplate.Extractor subclass")
+            setting, f"{name!r} is not a scrapy_boilerplate.Extractor subclass"
+        )
     registry.register(name, target)
     return name
 
@@ -236,25 +269,29 @@ def _fields(value: Any) -> tuple[dict[str, str], str | None]:
         elif value:
             return {k: k for k in ("main_text", "blocks", "extractor", "reason")}, value
         else:
-            raise BoilerplateSettingsError("BOILERPLATE_FIELDS",
-                                           "expected a field name or a dict, got ''")
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_FIELDS", "expected a field name or a dict, got ''"
+            )
     if hasattr(value, "copy_to_dict"):  # a Scrapy BaseSettings
         value = value.copy_to_dict()
     if not isinstance(value, Mapping):
         raise BoilerplateSettingsError(
             "BOILERPLATE_FIELDS",
             f"expected a dict {{output: field name}} (outputs: {allowed}) or one field name, "
-            f"got {type(value).__name__}")
+            f"got {type(value).__name__}",
+        )
     fields: dict[str, str] = {}
     for output, name in value.items():
         if output not in OUTPUTS:
             raise BoilerplateSettingsError(
-                "BOILERPLATE_FIELDS", f"unknown output {output!r}; allowed: {allowed}")
+                "BOILERPLATE_FIELDS", f"unknown output {output!r}; allowed: {allowed}"
+            )
         if name is None or name == "":
             continue  # switched off
         if not isinstance(name, str):
             raise BoilerplateSettingsError(
-                "BOILERPLATE_FIELDS", f"field name for {output!r} must be a string, got {name!r}")
+                "BOILERPLATE_FIELDS", f"field name for {output!r} must be a string, got {name!r}"
+            )
         fields[output] = name
     if not fields:
         raise BoilerplateSettingsError("BOILERPLATE_FIELDS", "no output left to write")
@@ -269,8 +306,9 @@ def _load_class(value: Any) -> type:
     try:
         obj = load_object(value)
     except (ImportError, NameError, ValueError, AttributeError) as exc:
-        raise BoilerplateSettingsError("BOILERPLATE_ITEM_CLASSES",
-                                       f"cannot import {value!r}: {exc}") from None
+        raise BoilerplateSettingsError(
+            "BOILERPLATE_ITEM_CLASSES", f"cannot import {value!r}: {exc}"
+        ) from None
     if not isinstance(obj, type):
         raise BoilerplateSettingsError("BOILERPLATE_ITEM_CLASSES", f"{value!r} is not a class")
     return obj

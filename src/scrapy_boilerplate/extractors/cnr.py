@@ -52,15 +52,40 @@ from ..result import BOILERPLATE, CONTENT, Block, Extraction
 #: "nodes mainly used for menus (e.g., nav and a)", "irrelevant nodes (e.g., script, video
 #: and svg)" and "nodes without text (e.g., img)". The document's removed elements (hidden
 #: ones, ``head``, ``style``, ``button``, ...) are nonContentNodes as well.
-NON_CONTENT_TAGS = frozenset({
-    # menus (the paper's examples)
-    "nav", "a",
-    # irrelevant code and media
-    "script", "style", "noscript", "template", "video", "audio", "svg", "math", "canvas",
-    # elements without page text of their own
-    "img", "picture", "iframe", "frame", "object", "embed", "applet", "param", "source",
-    "track", "map", "area", "select", "input", "button", "textarea",
-})
+NON_CONTENT_TAGS = frozenset(
+    {
+        # menus (the paper's examples)
+        "nav",
+        "a",
+        # irrelevant code and media
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "video",
+        "audio",
+        "svg",
+        "math",
+        "canvas",
+        # elements without page text of their own
+        "img",
+        "picture",
+        "iframe",
+        "frame",
+        "object",
+        "embed",
+        "applet",
+        "param",
+        "source",
+        "track",
+        "map",
+        "area",
+        "select",
+        "input",
+        "button",
+        "textarea",
+    }
+)
 
 #: Tags whose blocks are menus whatever their link ratio (the paper's menu tag).
 MENU_TAGS = frozenset({"nav"})
@@ -72,33 +97,80 @@ SELECTION_RULES = ("top_k", "top_fraction", "above_mean", "above_mean_std")
 CANDIDATES = ("all", "elements")
 
 PARAMS = (
-    Param("selection", str, "above_mean",
-          "rule that picks the top-rated nodes fed to Algorithm 2: 'top_k' (the top_k "
-          "highest CNRs), 'top_fraction' (that share of the text-bearing nodes), "
-          "'above_mean' (CNR above the mean CNR of the text-bearing nodes), "
-          "'above_mean_std' (CNR at least mean + one standard deviation)",
-          choices=SELECTION_RULES),
+    Param(
+        "selection",
+        str,
+        "above_mean",
+        "rule that picks the top-rated nodes fed to Algorithm 2: 'top_k' (the top_k "
+        "highest CNRs), 'top_fraction' (that share of the text-bearing nodes), "
+        "'above_mean' (CNR above the mean CNR of the text-bearing nodes), "
+        "'above_mean_std' (CNR at least mean + one standard deviation)",
+        choices=SELECTION_RULES,
+    ),
     Param("top_k", int, 10, "nodes selected by the 'top_k' rule", 1),
-    Param("top_fraction", float, 0.1, "share of the candidate nodes selected by 'top_fraction'",
-          0.0, 1.0),
-    Param("candidates", str, "elements",
-          "nodes the selection rule may pick: 'all' (text and element nodes, as Algorithm 1 "
-          "rates them) or 'elements' (element nodes only)", choices=CANDIDATES),
-    Param("granularity", int, 0,
-          "section 6: +n takes the parent n times (more text), -n takes n times the child "
-          "with the highest CNR (less text)", -100, 100),
-    Param("max_blocks", int, 1,
-          "section 7: blocks detected in relevance order (1: the main block only)", 1, 1000),
-    Param("content_blocks", int, 1,
-          "how many of the top-ranked detected blocks are content (at most max_blocks)", 1,
-          1000),
-    Param("detect_menus", bool, True,
-          "section 7: label concentrations of short links (and <nav>) as menus, i.e. "
-          "boilerplate, even inside the main block"),
-    Param("menu_link_ratio", float, 0.4,
-          "a menu node has at least this many hyperlinks per node of its subtree", 0.0, 1.0),
-    Param("menu_max_link_chars", float, 25.0,
-          "a menu node's links hold at most this many characters on average", 0.0),
+    Param(
+        "top_fraction",
+        float,
+        0.1,
+        "share of the candidate nodes selected by 'top_fraction'",
+        0.0,
+        1.0,
+    ),
+    Param(
+        "candidates",
+        str,
+        "elements",
+        "nodes the selection rule may pick: 'all' (text and element nodes, as Algorithm 1 "
+        "rates them) or 'elements' (element nodes only)",
+        choices=CANDIDATES,
+    ),
+    Param(
+        "granularity",
+        int,
+        0,
+        "section 6: +n takes the parent n times (more text), -n takes n times the child "
+        "with the highest CNR (less text)",
+        -100,
+        100,
+    ),
+    Param(
+        "max_blocks",
+        int,
+        1,
+        "section 7: blocks detected in relevance order (1: the main block only)",
+        1,
+        1000,
+    ),
+    Param(
+        "content_blocks",
+        int,
+        1,
+        "how many of the top-ranked detected blocks are content (at most max_blocks)",
+        1,
+        1000,
+    ),
+    Param(
+        "detect_menus",
+        bool,
+        True,
+        "section 7: label concentrations of short links (and <nav>) as menus, i.e. "
+        "boilerplate, even inside the main block",
+    ),
+    Param(
+        "menu_link_ratio",
+        float,
+        0.4,
+        "a menu node has at least this many hyperlinks per node of its subtree",
+        0.0,
+        1.0,
+    ),
+    Param(
+        "menu_max_link_chars",
+        float,
+        25.0,
+        "a menu node's links hold at most this many characters on average",
+        0.0,
+    ),
     Param("menu_min_links", int, 3, "a menu node holds at least this many hyperlinks", 1),
 )
 
@@ -223,8 +295,9 @@ class CNRTree:
         return _ratios(self.end, alive.astype(np.int64), self.chars * alive)
 
 
-def _ratios(end: np.ndarray, node_count: np.ndarray, chars: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _ratios(
+    end: np.ndarray, node_count: np.ndarray, chars: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     n = len(end)
     ids = np.arange(n)
     cum_nodes = np.zeros(n + 1, dtype=np.int64)
@@ -273,9 +346,12 @@ def _text_position(parent: Any, after: Any) -> int:
     return k
 
 
-def compute_cnr(root: Any, removed: Iterable[Any] = (),
-                non_content_tags: frozenset[str] = NON_CONTENT_TAGS,
-                menu_tags: frozenset[str] = MENU_TAGS) -> CNRTree:
+def compute_cnr(
+    root: Any,
+    removed: Iterable[Any] = (),
+    non_content_tags: frozenset[str] = NON_CONTENT_TAGS,
+    menu_tags: frozenset[str] = MENU_TAGS,
+) -> CNRTree:
     """Algorithm 1 on the tree under ``root`` in one iterative walk.
 
     ``removed`` (the document's skipped elements) and ``non_content_tags`` are
@@ -358,14 +434,15 @@ def compute_cnr(root: Any, removed: Iterable[Any] = (),
     kind[is_text] = TAIL
     kind[is_text & (parents == ids - 1)] = TEXT  # a .text string directly follows its element
     kind[skipped] = NON_CONTENT
-    index = dict(zip(compress(elements, (~is_text).tolist()), np.flatnonzero(~is_text).tolist(),
-                     strict=True))
+    index = dict(
+        zip(compress(elements, (~is_text).tolist()), np.flatnonzero(~is_text).tolist(), strict=True)
+    )
     counts = _non_space_counts(texts + [t for t in link_texts if t])
     own = np.zeros((2, n), dtype=np.int64)  # own characters, own link characters
     own[0, is_text] = counts[: len(texts)]
     if link_ids:
         has_text = [i for i, t in zip(link_ids, link_texts, strict=True) if t]
-        own[1, has_text] = counts[len(texts):]
+        own[1, has_text] = counts[len(texts) :]
     cum = np.zeros((2, n + 1), dtype=np.int64)
     np.cumsum(own, axis=1, out=cum[:, 1:])
     sums = cum[:, end] - cum[:, ids]
@@ -380,10 +457,20 @@ def compute_cnr(root: Any, removed: Iterable[Any] = (),
     links = cum_links[end] - cum_links[ids]
     chars = own[0]
     menu_nodes = [i for i in map(index.get, root.iter(*menu_tags)) if i is not None]
-    return CNRTree(parent=parent, end=end, kind=kind, elements=elements, chars=chars,
-                   weight=weight, text_length=text_length, cnr=cnr, links=links,
-                   link_chars=link_chars, index=index,
-                   menu_tag_nodes=menu_nodes)
+    return CNRTree(
+        parent=parent,
+        end=end,
+        kind=kind,
+        elements=elements,
+        chars=chars,
+        weight=weight,
+        text_length=text_length,
+        cnr=cnr,
+        links=links,
+        link_chars=link_chars,
+        index=index,
+        menu_tag_nodes=menu_nodes,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -540,8 +627,9 @@ def choose_main(text_length: np.ndarray, blocks: Sequence[int]) -> int | None:
     return best
 
 
-def adjust_granularity(tree: CNRTree, node: int, granularity: int,
-                       alive: np.ndarray | None = None) -> int:
+def adjust_granularity(
+    tree: CNRTree, node: int, granularity: int, alive: np.ndarray | None = None
+) -> int:
     """Section 6: ``+n`` takes the parent n times (stops at the root), ``-n`` takes n times the
     (alive) child with the highest CNR (ties: the first; stops at a leaf)."""
     parent = tree.parent
@@ -588,7 +676,7 @@ def detect_blocks(
         found.append(main)
         if alive is None:
             alive = np.ones(len(tree), dtype=bool)
-        alive[main:int(tree.end[main])] = False
+        alive[main : int(tree.end[main])] = False
         if not alive.any():
             break
     return found
@@ -638,8 +726,9 @@ def detect_menus(
     return out
 
 
-def _cover(n: int, end: np.ndarray, nodes: Iterable[int], values: Iterable[int] | None = None
-           ) -> np.ndarray:
+def _cover(
+    n: int, end: np.ndarray, nodes: Iterable[int], values: Iterable[int] | None = None
+) -> np.ndarray:
     """Per node id, the smallest value of the given subtrees covering it (0 when none).
 
     Values are positive; with ``values`` None every subtree has value 1.
@@ -647,7 +736,7 @@ def _cover(n: int, end: np.ndarray, nodes: Iterable[int], values: Iterable[int] 
     out = np.zeros(n, dtype=np.int64)
     pairs = list(zip(nodes, values, strict=True)) if values is not None else [(x, 1) for x in nodes]
     for node, value in sorted(pairs, key=lambda p: -p[1]):  # smaller values overwrite
-        out[node:int(end[node])] = value
+        out[node : int(end[node])] = value
     return out
 
 
@@ -672,20 +761,26 @@ class CNRExtractor(Extractor):
         if checked["content_blocks"] > checked["max_blocks"]:
             raise InvalidParameter(
                 f"parameter 'content_blocks' ({checked['content_blocks']}) must not exceed "
-                f"'max_blocks' ({checked['max_blocks']})", "content_blocks")
+                f"'max_blocks' ({checked['max_blocks']})",
+                "content_blocks",
+            )
         return checked
 
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
         tree: CNRTree = doc.cached("cnr_tree", lambda: compute_cnr(doc.root, doc.removed))
         text_blocks = doc.justext_blocks()
         detected = detect_blocks(
-            tree, params["selection"], params["top_k"], params["top_fraction"],
-            params["candidates"], params["granularity"], params["max_blocks"],
+            tree,
+            params["selection"],
+            params["top_k"],
+            params["top_fraction"],
+            params["candidates"],
+            params["granularity"],
+            params["max_blocks"],
         )
         n = len(tree)
         end = tree.end
-        block_nodes = np.asarray(tree.nodes_of([b.element for b in text_blocks]),
-                                 dtype=np.int64)
+        block_nodes = np.asarray(tree.nodes_of([b.element for b in text_blocks]), dtype=np.int64)
         rank_of = _cover(n, end, detected, range(1, len(detected) + 1))
         ranks: list[int | None] = [r or None for r in rank_of[block_nodes].tolist()]
         # A detected node with no block inside (an inline element, a text node): the blocks
@@ -710,23 +805,37 @@ class CNRExtractor(Extractor):
         menus: list[int] = []
         if params["detect_menus"]:
             menus = detect_menus(
-                tree, params["menu_link_ratio"], params["menu_max_link_chars"],
-                params["menu_min_links"], protect=detected[: params["content_blocks"]],
+                tree,
+                params["menu_link_ratio"],
+                params["menu_max_link_chars"],
+                params["menu_min_links"],
+                protect=detected[: params["content_blocks"]],
             )
         in_menu = _cover(n, end, menus)[block_nodes].astype(bool).tolist()
         cnrs = tree.cnr[block_nodes].tolist()
         limit = params["content_blocks"]
         out = [  # positional: text, xpath, tag, label, tag_path, link_density, index, start
-            Block(b.text, b.xpath, b.tag,
-                  CONTENT if (r is not None and r <= limit and not m) else BOILERPLATE,
-                  b.tag_path, b.link_density, b.index, b.start,
-                  {"cnr": c, "rank": r, "menu": m})
+            Block(
+                b.text,
+                b.xpath,
+                b.tag,
+                CONTENT if (r is not None and r <= limit and not m) else BOILERPLATE,
+                b.tag_path,
+                b.link_density,
+                b.index,
+                b.start,
+                {"cnr": c, "rank": r, "menu": m},
+            )
             for b, r, m, c in zip(text_blocks, ranks, in_menu, cnrs, strict=True)
         ]
         cnr = tree.cnr
         info = [
-            {"rank": r, "xpath": tree.xpath(node), "cnr": float(cnr[node]),
-             "text_length": int(tree.text_length[node])}
+            {
+                "rank": r,
+                "xpath": tree.xpath(node),
+                "cnr": float(cnr[node]),
+                "text_length": int(tree.text_length[node]),
+            }
             for r, node in enumerate(detected, 1)
         ]
         extra: dict[str, Any] = {

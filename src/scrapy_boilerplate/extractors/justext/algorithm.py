@@ -30,18 +30,31 @@ PARAMS = (
     Param("length_low", int, 70, "blocks shorter than this (characters) are short", 0),
     Param("length_high", int, 200, "blocks longer than this (characters) may be good", 0),
     Param("stopwords_low", float, 0.30, "stopword density below this: bad", 0.0, 1.0),
-    Param("stopwords_high", float, 0.32, "stopword density from this on: good if long",
-          0.0, 1.0),
+    Param("stopwords_high", float, 0.32, "stopword density from this on: good if long", 0.0, 1.0),
     Param("max_link_density", float, 0.2, "blocks with more link characters are bad", 0.0, 1.0),
-    Param("max_heading_distance", int, 200,
-          "characters between a heading and the good block it may introduce", 0),
+    Param(
+        "max_heading_distance",
+        int,
+        200,
+        "characters between a heading and the good block it may introduce",
+        0,
+    ),
     Param("no_headings", bool, False, "treat headings like any other block"),
-    Param("reference_compat", bool, False,
-          "reproduce jusText 3.0.2 where it departs from the algorithm description: its "
-          "heading pre-processing never fires, and its cleaning keeps hidden elements"),
-    Param("language", str, None,
-          "stoplist: ISO 639-1 code or jusText name; None detects it; 'none' is "
-          "language-independent mode", nullable=True),
+    Param(
+        "reference_compat",
+        bool,
+        False,
+        "reproduce jusText 3.0.2 where it departs from the algorithm description: its "
+        "heading pre-processing never fires, and its cleaning keeps hidden elements",
+    ),
+    Param(
+        "language",
+        str,
+        None,
+        "stoplist: ISO 639-1 code or jusText name; None detects it; 'none' is "
+        "language-independent mode",
+        nullable=True,
+    ),
 )
 
 
@@ -125,8 +138,10 @@ def classify_context_sensitive(
     # Heading pre-processing: short headings shortly before a good block become near-good.
     # jusText 3.0.2 looks ahead at classes it has not copied yet, so there it never fires.
     for i in range(len(blocks) if heading_preprocessing else 0):
-        if headings[i] and classes[i] == SHORT and _precedes_good(
-            blocks, classes, i, max_heading_distance
+        if (
+            headings[i]
+            and classes[i] == SHORT
+            and _precedes_good(blocks, classes, i, max_heading_distance)
         ):
             classes[i] = NEAR_GOOD
 
@@ -161,8 +176,12 @@ def classify_context_sensitive(
 
     # Heading post-processing (not iterative): non-bad headings before good text are good.
     for i in range(len(blocks)):
-        if (headings[i] and classes[i] == BAD and cf_classes[i] != BAD
-                and _precedes_good(blocks, classes, i, max_heading_distance)):
+        if (
+            headings[i]
+            and classes[i] == BAD
+            and cf_classes[i] != BAD
+            and _precedes_good(blocks, classes, i, max_heading_distance)
+        ):
             classes[i] = GOOD
     return classes
 
@@ -203,11 +222,15 @@ class JustextExtractor(Extractor):
         if checked["length_low"] > checked["length_high"]:
             raise InvalidParameter(
                 f"parameter 'length_low' ({checked['length_low']}) must not exceed "
-                f"'length_high' ({checked['length_high']})", "length_low")
+                f"'length_high' ({checked['length_high']})",
+                "length_low",
+            )
         if checked["stopwords_low"] > checked["stopwords_high"]:
             raise InvalidParameter(
                 f"parameter 'stopwords_low' ({checked['stopwords_low']}) must not exceed "
-                f"'stopwords_high' ({checked['stopwords_high']})", "stopwords_low")
+                f"'stopwords_high' ({checked['stopwords_high']})",
+                "stopwords_low",
+            )
         if checked["language"] is not None:
             languages.resolve(checked["language"])  # raises InvalidParameter when unknown
         return checked
@@ -222,24 +245,41 @@ class JustextExtractor(Extractor):
         else:
             stoplist = languages.stoplist(language)
         cf, headings = classify_context_free(
-            blocks, stoplist, params["length_low"], params["length_high"], stopwords_low,
-            stopwords_high, params["max_link_density"], params["no_headings"],
+            blocks,
+            stoplist,
+            params["length_low"],
+            params["length_high"],
+            stopwords_low,
+            stopwords_high,
+            params["max_link_density"],
+            params["no_headings"],
         )
         final = classify_context_sensitive(
-            blocks, cf, headings, params["max_heading_distance"],
+            blocks,
+            cf,
+            headings,
+            params["max_heading_distance"],
             heading_preprocessing=not params["reference_compat"],
         )
         out = [
             Block(
-                text=b.text, xpath=b.xpath, tag=b.tag,
+                text=b.text,
+                xpath=b.xpath,
+                tag=b.tag,
                 label=CONTENT if c == GOOD else BOILERPLATE,
-                tag_path=b.tag_path, link_density=b.link_density, index=b.index, start=b.start,
+                tag_path=b.tag_path,
+                link_density=b.link_density,
+                index=b.index,
+                start=b.start,
                 fields={"class": c, "context_free_class": f, "heading": h},
             )
             for b, c, f, h in zip(blocks, final, cf, headings, strict=True)
         ]
         iso = languages.iso_code(language) if language != languages.INDEPENDENT else None
         return Extraction.from_blocks(
-            out, self.name, dict(params), language=iso or language,
+            out,
+            self.name,
+            dict(params),
+            language=iso or language,
             extra={"stoplist": language},
         )
