@@ -10,9 +10,11 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from scrapy import signals
+from scrapy.exceptions import NotConfigured
 
-from ._execution import Runner
+from ._execution import ExtractionTimeout, Runner
 from ._items import ItemWriter
+from .result import Extraction
 from .settings import BoilerplateSettingsError, Config
 
 logger = logging.getLogger("scrapy_boilerplate")
@@ -102,6 +104,62 @@ class CrawlerState:
     def _closed(self, spider: Any = None) -> None:
         self.runner.close()
         self.reporter.summary()
+
+    async def extract(
+        self,
+        call: tuple[Any, ...],
+        extractor: str,
+        params: dict[str, Any],
+        url: str | None,
+        what: str,
+    ) -> Extraction:
+        """Run ``call`` (a function and its arguments) on the runner and account for it.
+
+        Never raises: a timeout or an extractor's exception becomes an empty Extraction
+        with reason ``timeout`` / ``error``, counted under ``boilerplate/errors/`` and
+        logged once. ``what`` names the page in log messages.
+        """
+        reporter = self.reporter
+        try:
+            result, seconds = await self.runner.run(*call)
+        except ExtractionTimeout as exc:
+            reporter.inc("errors/timeout")
+            reporter.once(
+                "errors/timeout", logging.WARNING, "Extraction of %s timed out: %s", what, exc
+            )
+            return Extraction.failed(
+                "timeout", extractor, params, url=url, extra={"error": f"ExtractionTimeout: {exc}"}
+            )
+        except Exception as exc:  # an extractor's bug must not break the crawl or lose items
+            name = type(exc).__name__
+            reporter.inc(f"errors/{name}")
+            reporter.once(
+                f"errors/{name}", logging.ERROR, "Extraction of %s failed: %s: %s", what, name, exc
+            )
+            return Extraction.failed(
+                "error", extractor, params, url=url, extra={"error": f"{name}: {exc}"}
+            )
+        reporter.inc("pages")
+        reporter.inc(f"extractor/{extractor}")
+        reporter.inc("seconds", round(seconds, 6))
+        reporter.max("max_seconds", round(seconds, 6))
+        if result.reason is not None:
+            reporter.inc(f"empty/{result.reason}")
+        return result
+
+
+class Component:
+    """Base of the plugin's Scrapy components: built from the crawler, sharing its state."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.state = state_for(crawler)
+        if not self.state.config.enabled:
+            raise NotConfigured("BOILERPLATE_ENABLED is False")
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> Any:
+        return cls(crawler)
 
 
 def state_for(crawler: Any) -> CrawlerState:

@@ -18,12 +18,10 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from itemadapter import is_item
-from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse, Response
 from w3lib.encoding import http_content_type_encoding
 
-from ._execution import ExtractionTimeout
-from ._state import state_for
+from ._state import Component
 from .errors import BoilerplateError
 from .result import Extraction
 
@@ -118,18 +116,8 @@ def _extract_body(
     return extract(body, extractor, url=url, encoding=encoding, **params)
 
 
-class BoilerplateDownloaderMiddleware:
+class BoilerplateDownloaderMiddleware(Component):
     """Extracts every 2xx HTML response off the event loop (priority 545)."""
-
-    def __init__(self, crawler: Any) -> None:
-        self.crawler = crawler
-        self.state = state_for(crawler)
-        if not self.state.config.enabled:
-            raise NotConfigured("BOILERPLATE_ENABLED is False")
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> BoilerplateDownloaderMiddleware:
-        return cls(crawler)
 
     async def process_response(
         self, request: Any, response: Response, spider: Any = None
@@ -170,62 +158,20 @@ class BoilerplateDownloaderMiddleware:
     async def _extract(
         self, response: BoilerplateHtmlResponse, extractor: str, params: dict[str, Any]
     ) -> Extraction:
-        state = self.state
-        reporter = state.reporter
-        runner = state.runner
-        try:
-            if runner.mode == "process":
-                encoding = http_content_type_encoding(
-                    (response.headers.get(b"Content-Type") or b"").decode("latin-1")
-                )
-                call: tuple[Any, ...] = (
-                    _extract_body,
-                    response.body,
-                    encoding,
-                    response.url,
-                    extractor,
-                    params,
-                )
-            else:
-                call = (_extract_response, response, extractor, params)
-            result, seconds = await runner.run(*call)
-        except ExtractionTimeout as exc:
-            reporter.inc("errors/timeout")
-            reporter.once(
-                "errors/timeout",
-                logging.WARNING,
-                "Extraction of %s timed out: %s",
+        if self.state.runner.mode == "process":
+            content_type = (response.headers.get(b"Content-Type") or b"").decode("latin-1")
+            encoding = http_content_type_encoding(content_type)
+            call: tuple[Any, ...] = (
+                _extract_body,
+                response.body,
+                encoding,
                 response.url,
-                exc,
-            )
-            return Extraction.failed(
-                "timeout",
                 extractor,
                 params,
-                url=response.url,
-                extra={"error": f"ExtractionTimeout: {exc}"},
             )
-        except Exception as exc:  # an extractor's bug must not break the crawl
-            name = type(exc).__name__
-            reporter.inc(f"errors/{name}")
-            reporter.once(
-                f"errors/{name}",
-                logging.ERROR,
-                "Extraction of %s failed: %s: %s",
-                response.url,
-                name,
-                exc,
-            )
-            return Extraction.failed(
-                "error", extractor, params, url=response.url, extra={"error": f"{name}: {exc}"}
-            )
-        reporter.inc("pages")
-        reporter.inc(f"extractor/{extractor}")
-        reporter.inc("seconds", round(seconds, 6))
-        reporter.max("max_seconds", round(seconds, 6))
-        if result.reason is not None:
-            reporter.inc(f"empty/{result.reason}")
-        return result
+        else:
+            call = (_extract_response, response, extractor, params)
+        return await self.state.extract(call, extractor, params, response.url, response.url)
 
 
 def _as_extractable(response: Response) -> BoilerplateHtmlResponse:
@@ -240,22 +186,12 @@ def _as_extractable(response: Response) -> BoilerplateHtmlResponse:
     return new
 
 
-class BoilerplateSpiderMiddleware:
+class BoilerplateSpiderMiddleware(Component):
     """Writes the response's extraction into every item its callback yields.
 
     The one hook that sees both the response and the items: the spider does nothing.
     Items that carry raw HTML in ``BOILERPLATE_HTML_FIELD`` are left to the pipeline.
     """
-
-    def __init__(self, crawler: Any) -> None:
-        self.crawler = crawler
-        self.state = state_for(crawler)
-        if not self.state.config.enabled:
-            raise NotConfigured("BOILERPLATE_ENABLED is False")
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> BoilerplateSpiderMiddleware:
-        return cls(crawler)
 
     def process_spider_output(
         self, response: Response, result: Iterable[Any], spider: Any = None

@@ -14,10 +14,9 @@ import logging
 from typing import Any
 
 from itemadapter import ItemAdapter
-from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.exceptions import DropItem
 
-from ._execution import ExtractionTimeout
-from ._state import state_for
+from ._state import Component
 from .middleware import write_item
 from .result import Extraction
 
@@ -32,18 +31,8 @@ def _extract_html(
     return extract(html, extractor, url=url, **params)
 
 
-class BoilerplatePipeline:
+class BoilerplatePipeline(Component):
     """Extract items' own HTML; keep or drop items whose extraction failed."""
-
-    def __init__(self, crawler: Any) -> None:
-        self.crawler = crawler
-        self.state = state_for(crawler)
-        if not self.state.config.enabled:
-            raise NotConfigured("BOILERPLATE_ENABLED is False")
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> BoilerplatePipeline:
-        return cls(crawler)
 
     async def process_item(self, item: Any, spider: Any = None) -> Any:
         state = self.state
@@ -85,33 +74,5 @@ class BoilerplatePipeline:
         if state.config.max_body_size < len(html):
             reporter.inc("skipped/too-large")
             return Extraction.failed("too-large", extractor, params, url=url)
-        try:
-            result, seconds = await state.runner.run(_extract_html, html, url, extractor, params)
-        except ExtractionTimeout as exc:
-            reporter.inc("errors/timeout")
-            reporter.once(
-                "errors/timeout", logging.WARNING, "Extraction of an item's HTML timed out: %s", exc
-            )
-            return Extraction.failed(
-                "timeout", extractor, params, url=url, extra={"error": f"ExtractionTimeout: {exc}"}
-            )
-        except Exception as exc:  # an extractor's bug must not lose the item
-            name = type(exc).__name__
-            reporter.inc(f"errors/{name}")
-            reporter.once(
-                f"errors/{name}",
-                logging.ERROR,
-                "Extraction of an item's HTML failed: %s: %s",
-                name,
-                exc,
-            )
-            return Extraction.failed(
-                "error", extractor, params, url=url, extra={"error": f"{name}: {exc}"}
-            )
-        reporter.inc("pages")
-        reporter.inc(f"extractor/{extractor}")
-        reporter.inc("seconds", round(seconds, 6))
-        reporter.max("max_seconds", round(seconds, 6))
-        if result.reason is not None:
-            reporter.inc(f"empty/{result.reason}")
-        return result
+        call = (_extract_html, html, url, extractor, params)
+        return await state.extract(call, extractor, params, url, "an item's HTML")
