@@ -30,10 +30,25 @@ class Reporter:
         self.logged: Counter[str] = Counter()
 
     def inc(self, key: str, value: float = 1) -> None:
-        self.crawler.stats.inc_value(f"boilerplate/{key}", value)
+        self._stat("inc_value", key, value)
 
     def max(self, key: str, value: float) -> None:
-        self.crawler.stats.max_value(f"boilerplate/{key}", value)
+        self._stat("max_value", key, value)
+
+    def _stat(self, method: str, key: str, value: float) -> None:
+        # A stats collector that fails (e.g. one that stores integers only) must not cost
+        # a page: the failure is logged once and the page goes on.
+        try:
+            getattr(self.crawler.stats, method)(f"boilerplate/{key}", value)
+        except Exception as exc:
+            self.logged["stats-failure"] += 1
+            if self.logged["stats-failure"] == 1:
+                logger.error(
+                    "The stats collector rejected boilerplate/%s: %s: %s",
+                    key,
+                    type(exc).__name__,
+                    exc,
+                )
 
     def once(
         self, key: str, level: int, message: str, *args: Any, log_key: str | None = None

@@ -1,0 +1,1 @@
+"""The distributed example project: scrapy-boilerplate on scrapy-redis (see README.md)."""
