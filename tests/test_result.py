@@ -12,6 +12,7 @@ from scrapy_boilerplate import BOILERPLATE, CONTENT, Block, Extraction, extract
 np = pytest.importorskip("numpy")
 
 PAGES = Path(__file__).parent / "pages"
+PAGE = (PAGES / "news_article.html").read_bytes()
 PLAIN = (str, int, float, bool, type(None))
 
 
@@ -245,3 +246,36 @@ def test_markdown_of_a_real_page_keeps_headings_and_list_items():
         "- 1 litre of stock",
     ]
     assert "Home" not in out  # boilerplate stays out
+
+
+def test_an_extraction_survives_pickling_between_processes():
+    import pickle
+
+    for name in ("justext", "cnr"):
+        result = extract(PAGE, name)
+        again = pickle.loads(pickle.dumps(result))
+        assert again == result
+        assert [b.to_dict() for b in again.blocks] == [b.to_dict() for b in result.blocks]
+    mixed = Extraction.from_blocks(
+        [
+            Block("a", "/html/body/p[1]", "p", CONTENT, fields={"x": 1}),
+            Block("b", "/html/body/p[2]", "p", fields={"y": [1, 2]}),
+            Block("c", "/html/body/p[3]", "p"),
+        ],
+        "test",
+        {"k": 1},
+        extra={"note": "n"},
+    )
+    assert pickle.loads(pickle.dumps(mixed)) == mixed
+    empty = Extraction.failed("empty", "justext")
+    assert pickle.loads(pickle.dumps(empty)) == empty
+
+
+def test_prepared_block_dicts_are_handed_out_once():
+    result = extract(PAGE, "justext")
+    result.prepare_block_dicts()
+    first = result.block_dicts()
+    second = result.block_dicts()
+    assert first == second == [b.to_dict() for b in result.blocks]
+    # No dict is shared by two items.
+    assert all(a is not b for a, b in zip(first, second, strict=True))

@@ -10,19 +10,24 @@ from typing import ClassVar
 import attrs
 import pytest
 import scrapy
+from scrapy.http import HtmlResponse
 from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
 from scrapy.utils.serialize import ScrapyJSONEncoder
 from scrapy.utils.test import get_crawler
 
 from scrapy_boilerplate import CONTENT, Addon, extract
+from scrapy_boilerplate._execution import Runner
 from scrapy_boilerplate.addon import (
+    DECODE_MIDDLEWARE_PRIORITY,
     DOWNLOADER_MIDDLEWARE_PRIORITY,
     PIPELINE_PRIORITY,
     SPIDER_MIDDLEWARE_PRIORITY,
 )
 from scrapy_boilerplate.middleware import (
+    BoilerplateDecodeMiddleware,
     BoilerplateDownloaderMiddleware,
     BoilerplateSpiderMiddleware,
+    decode_in_pieces,
     looks_like_html,
 )
 from scrapy_boilerplate.pipelines import BoilerplatePipeline
@@ -49,6 +54,8 @@ def test_addon_enables_every_component_with_its_documented_priority():
     crawler = get_crawler(PagesSpider, {"ADDONS": {Addon: 0}})
     settings = crawler.settings
     assert settings.getdict("DOWNLOADER_MIDDLEWARES")[BoilerplateDownloaderMiddleware] == 545
+    assert settings.getdict("DOWNLOADER_MIDDLEWARES")[BoilerplateDecodeMiddleware] == 585
+    assert DECODE_MIDDLEWARE_PRIORITY == 585
     assert settings.getdict("SPIDER_MIDDLEWARES")[BoilerplateSpiderMiddleware] == 600
     assert settings.getdict("ITEM_PIPELINES")[BoilerplatePipeline] == 200
     assert (DOWNLOADER_MIDDLEWARE_PRIORITY, SPIDER_MIDDLEWARE_PRIORITY, PIPELINE_PRIORITY) == (
@@ -84,6 +91,9 @@ async def test_downloader_middleware_is_placed_after_decompression_redirects_and
     # process_response runs in decreasing order: every one of these has run before ours.
     for before in ("RetryMiddleware", "HttpCompressionMiddleware", "RedirectMiddleware"):
         assert names.index(before) > ours
+    # The decoding one runs after decompression and before the first reader of the text.
+    decode = names.index("BoilerplateDecodeMiddleware")
+    assert names.index("HttpCompressionMiddleware") > decode > names.index("MetaRefreshMiddleware")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -121,12 +131,18 @@ async def test_callback_reads_the_extraction_and_the_tree_is_not_parsed_again():
 @pytest.mark.parametrize("mode", ["inline", "thread", "process"])
 @deferred_f_from_coro_f
 async def test_every_execution_mode_gives_the_same_items(mode):
-    items, stats, _ = await crawl(
-        {"BOILERPLATE_EXECUTION": mode, "BOILERPLATE_WORKERS": 2}, urls=URLS
+    stats = await crawl_gives_reference_items(
+        {"BOILERPLATE_EXECUTION": mode, "BOILERPLATE_WORKERS": 2}
     )
+    assert stats["pages"] == len(URLS)
+
+
+async def crawl_gives_reference_items(settings: dict) -> dict:
+    """Crawl every test page with ``settings``; items must equal ``extract()`` of the file."""
+    items, stats, _ = await crawl(settings, urls=URLS)
     reference = {p.as_uri(): extract(p.read_bytes(), "justext").main_text for p in FILES}
     assert {it["url"]: it["main_text"] for it in items} == reference
-    assert boilerplate_stats(stats)["pages"] == len(URLS)
+    return boilerplate_stats(stats)
 
 
 @deferred_f_from_coro_f
@@ -464,3 +480,85 @@ def test_html_sniffing():
     assert not looks_like_html(b'{"a": 1}')
     assert not looks_like_html(b"\x89PNG\r\n")
     assert not looks_like_html(b"<?xml version='1.0'?><rss><channel/></rss>")
+
+
+# ---------------------------------------------------------------------------------------------
+# Keeping big pages off the reactor thread
+
+
+@pytest.mark.parametrize(
+    ("headers", "body"),
+    [
+        (
+            {"Content-Type": "text/html; charset=utf-8"},
+            "héllo ✓ 日本語 ".encode() * 50 + b"\xff\xc3",
+        ),
+        ({"Content-Type": "text/html; charset=latin-1"}, "wörld € ".encode("cp1252") * 50),
+        ({}, b'<meta charset="shift_jis">' + "日本語テキスト".encode("shift_jis") * 40),
+        ({}, b"\xef\xbb\xbf" + "bom ✓ ".encode() * 60),
+        ({"Content-Type": "text/html; charset=utf-16"}, "utf16 ✓ ".encode("utf-16-be") * 40),
+        ({}, b"\xff\xfe" + "le bom ✓".encode("utf-16-le") * 40),
+        ({"Content-Type": "text/html; charset=gb2312"}, "中文文本".encode("gb18030") * 40),
+    ],
+)
+def test_decoding_in_pieces_gives_exactly_scrapys_text(monkeypatch, headers, body):
+    import scrapy_boilerplate.middleware as middleware
+
+    monkeypatch.setattr(middleware, "_DECODE_CHUNK", 7)  # pieces cut through characters
+    ours = decode_in_pieces(HtmlResponse("http://example.com/", headers=headers, body=body))
+    assert ours == HtmlResponse("http://example.com/", headers=headers, body=body).text
+
+
+def test_an_undeclared_encoding_is_left_to_scrapys_detection():
+    response = HtmlResponse("http://example.com/", body="no charset ✓".encode())
+    assert decode_in_pieces(response) is None
+
+
+@pytest.mark.parametrize("mode", ["inline", "thread", "process"])
+@deferred_f_from_coro_f
+async def test_big_bodies_are_decoded_off_the_reactor_and_give_the_same_items(mode):
+    stats = await crawl_gives_reference_items(
+        {"BOILERPLATE_EXECUTION": mode, "BOILERPLATE_DECODE_SIZE": 100}
+    )
+    # Inline mode runs on the reactor thread anyway: nothing to gain by a helper thread.
+    assert stats.get("decoded", 0) == (0 if mode == "inline" else len(URLS))
+
+
+@pytest.mark.parametrize("mode", ["thread", "process"])
+@deferred_f_from_coro_f
+async def test_items_of_pages_with_many_blocks_get_blocks_prepared_off_the_reactor(
+    monkeypatch, mode
+):
+    import scrapy_boilerplate._state as state
+
+    monkeypatch.setattr(state, "PREPARE_MIN_BLOCKS", 1)
+    items, _, _ = await crawl({"BOILERPLATE_EXECUTION": mode}, urls=[ARTICLE_URL])
+    (item,) = items
+    expected = extract(ARTICLE, "justext")
+    assert item["blocks"] == [b.to_dict() for b in expected.blocks]
+
+
+@deferred_f_from_coro_f
+async def test_process_pool_warm_up_starts_every_worker():
+    runner = Runner("process", workers=2)
+    try:
+        await runner.warm_up("justext")
+        processes = runner._executor._processes  # type: ignore[union-attr]
+        assert len(processes) == 2
+        assert all(p.is_alive() for p in processes.values())
+    finally:
+        runner.close()
+
+
+@deferred_f_from_coro_f
+async def test_gc_freeze_at_spider_open_unless_turned_off():
+    import gc
+
+    gc.unfreeze()
+    try:
+        await crawl({"BOILERPLATE_GC_FREEZE": False}, urls=[ARTICLE_URL])
+        assert gc.get_freeze_count() == 0
+        await crawl({}, urls=[ARTICLE_URL])
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

@@ -42,6 +42,7 @@ class Runner:
         self.queue_size = max(1, queue_size)
         self.timeout = timeout or None
         self._executor: Executor | None = None
+        self._helper: ThreadPoolExecutor | None = None
         self._generation = 0
         self._slots: asyncio.Semaphore | None = None
         self.restarts = 0
@@ -78,6 +79,31 @@ class Runner:
             if self.mode == "thread":
                 return await self._run_thread(func, args)
             return await self._run_process(func, args)
+
+    async def warm_up(self, extractor: str) -> None:
+        """Start the worker processes now and import the extractor in each.
+
+        A spawned worker imports the package on its first task: done during the crawl,
+        that is a second of CPU per worker competing with the reactor for the CPUs.
+        """
+        if self.mode != "process":
+            return
+        pool = self._pool()
+        futures = [pool.submit(_warm, extractor) for _ in range(self.workers)]
+        await asyncio.gather(*(asyncio.wrap_future(f) for f in futures))
+
+    async def offload(self, func: Callable[..., Any], *args: Any) -> Any:
+        """``func(*args)`` in a helper thread (inline mode: right here).
+
+        For the small Python chores around an extraction that would stall the reactor
+        on a huge page (decoding the body, turning 25,000 blocks into dicts): Python
+        code in another thread lets the reactor thread run every few milliseconds.
+        """
+        if self.mode == "inline":
+            return func(*args)
+        if self._helper is None:
+            self._helper = ThreadPoolExecutor(1, thread_name_prefix="boilerplate-helper")
+        return await asyncio.get_running_loop().run_in_executor(self._helper, func, *args)
 
     async def _run_thread(
         self, func: Callable[..., Any], args: tuple[Any, ...]
@@ -126,6 +152,9 @@ class Runner:
 
     def close(self) -> None:
         """Stop the pool; running threads finish, worker processes are stopped."""
+        helper, self._helper = self._helper, None
+        if helper is not None:
+            helper.shutdown(wait=False, cancel_futures=True)
         pool, self._executor = self._executor, None
         if pool is None:
             return
@@ -135,6 +164,13 @@ class Runner:
                 process.terminate()
         else:
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _warm(extractor: str) -> None:
+    from .settings import resolve_extractor
+
+    resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")
+    time.sleep(0.05)  # hold this worker a moment so every worker gets one call
 
 
 def _timed(func: Callable[..., Any], *args: Any) -> tuple[Any, float]:

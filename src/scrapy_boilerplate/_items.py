@@ -18,7 +18,7 @@ from .settings import Config
 def output_value(result: Extraction, output: str) -> Any:
     """The plain-JSON value of one output (see :data:`scrapy_boilerplate.settings.OUTPUTS`)."""
     if output == "blocks":
-        return [b.to_dict() for b in result.blocks]
+        return result.block_dicts()
     if output == "markdown":
         return result.to_markdown()
     if output == "params":
@@ -32,6 +32,11 @@ class ItemWriter:
     def __init__(self, config: Config) -> None:
         self.fields = dict(config.fields)
         self.container = config.container
+
+    @property
+    def writes_blocks(self) -> bool:
+        """Whether items get the blocks (the largest output by far)."""
+        return bool(self.container) or "blocks" in self.fields
 
     @property
     def field_names(self) -> list[str]:

@@ -4,6 +4,7 @@ the item writer and the stats/log reporter."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections import Counter
 from typing import Any
@@ -83,6 +84,10 @@ class Reporter:
             return None
 
 
+#: Pages with at least this many blocks get their item block dicts made off the reactor.
+PREPARE_MIN_BLOCKS = 2000
+
+
 class CrawlerState:
     """Built once per crawler by whichever component comes first."""
 
@@ -102,7 +107,7 @@ class CrawlerState:
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
-    def _opened(self, spider: Any = None) -> None:
+    async def _opened(self, spider: Any = None) -> None:
         if self.runner.mode == "inline":
             return
         try:  # thread and process modes await futures on the asyncio event loop
@@ -115,6 +120,18 @@ class CrawlerState:
                 self.runner.mode,
             )
             self.runner = Runner("inline", timeout=self.config.timeout)
+            return
+        if self.config.gc_freeze:
+            # A full collection scans every tracked object and holds the GIL meanwhile:
+            # in a busy crawl, 0.1 s every second or two, the longest reactor stalls
+            # (benchmarks/crawl.py). Start-up objects live as long as the process.
+            gc.freeze()
+        # Process mode: the crawl starts once every worker process is up (Scrapy awaits
+        # this handler), so their start-up does not compete with the first pages.
+        try:
+            await self.runner.warm_up(self.config.extractor)
+        except Exception as exc:  # the first page will meet the same problem and report it
+            logger.warning("Could not start the extraction processes ahead: %s", exc)
 
     def _closed(self, spider: Any = None) -> None:
         self.runner.close()
@@ -160,6 +177,10 @@ class CrawlerState:
         reporter.max("max_seconds", round(seconds, 6))
         if result.reason is not None:
             reporter.inc(f"empty/{result.reason}")
+        if len(result.blocks) >= PREPARE_MIN_BLOCKS and self.writer.writes_blocks:
+            # Building the items' block dicts of a huge page takes 0.1 s and more: do it
+            # now, off the reactor thread, rather than in the spider middleware.
+            await self.runner.offload(result.prepare_block_dicts)
         return result
 
 

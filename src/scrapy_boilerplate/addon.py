@@ -1,9 +1,10 @@
 """The Scrapy add-on: ``ADDONS = {"scrapy_boilerplate.Addon": 0}`` wires every component.
 
-It adds the downloader middleware (545), the spider middleware (600) and the pipeline
-(200) unless the project already lists them (a user's own priority, or ``None`` to
-disable one, wins). It sets nothing else: every ``BOILERPLATE_*`` default lives in
-:mod:`scrapy_boilerplate.settings`, and the reactor is left alone.
+It adds the downloader middleware (545), the decoding middleware (585), the spider
+middleware (600) and the pipeline (200) unless the project already lists them (a user's
+own priority, or ``None`` to disable one, wins). It sets nothing else: every
+``BOILERPLATE_*`` default lives in :mod:`scrapy_boilerplate.settings`, and the reactor is
+left alone.
 """
 
 from __future__ import annotations
@@ -12,15 +13,21 @@ from typing import Any
 
 from scrapy.utils.misc import load_object
 
-from .middleware import BoilerplateDownloaderMiddleware, BoilerplateSpiderMiddleware
+from .middleware import (
+    BoilerplateDecodeMiddleware,
+    BoilerplateDownloaderMiddleware,
+    BoilerplateSpiderMiddleware,
+)
 from .pipelines import BoilerplatePipeline
 
 DOWNLOADER_MIDDLEWARE_PRIORITY = 545
+DECODE_MIDDLEWARE_PRIORITY = 585
 SPIDER_MIDDLEWARE_PRIORITY = 600
 PIPELINE_PRIORITY = 200
 
 _COMPONENTS = (
     ("DOWNLOADER_MIDDLEWARES", BoilerplateDownloaderMiddleware, DOWNLOADER_MIDDLEWARE_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", BoilerplateDecodeMiddleware, DECODE_MIDDLEWARE_PRIORITY),
     ("SPIDER_MIDDLEWARES", BoilerplateSpiderMiddleware, SPIDER_MIDDLEWARE_PRIORITY),
     ("ITEM_PIPELINES", BoilerplatePipeline, PIPELINE_PRIORITY),
 )

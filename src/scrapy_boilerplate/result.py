@@ -66,6 +66,36 @@ class Block:
         return out
 
 
+_BLOCK_SLOTS = ("text", "xpath", "tag", "label", "tag_path", "link_density", "index", "start")
+
+
+def _block_columns(blocks: list[Block]) -> tuple[Any, ...]:
+    columns = tuple([getattr(b, name) for b in blocks] for name in _BLOCK_SLOTS)
+    keys = tuple(blocks[0].fields) if blocks else ()
+    if all(tuple(b.fields) == keys for b in blocks):
+        fields: Any = (keys, [[b.fields[k] for b in blocks] for k in keys])
+    else:
+        fields = [b.fields for b in blocks]
+    return columns, fields
+
+
+def _rebuild_blocks(packed: tuple[Any, ...]) -> list[Block]:
+    columns, fields = packed
+    if isinstance(fields, tuple):
+        keys, values = fields
+        rows = zip(*values, strict=True)
+        field_dicts = [dict(zip(keys, row, strict=True)) for row in rows] if keys else None
+    else:
+        field_dicts = fields
+    if field_dicts is None:
+        return [Block(*row) for row in zip(*columns, strict=True)]
+    return [Block(*row, f) for row, f in zip(zip(*columns, strict=True), field_dicts, strict=True)]
+
+
+def _rebuild_extraction(main_text: str, packed: tuple[Any, ...], *rest: Any) -> Extraction:
+    return Extraction(main_text, _rebuild_blocks(packed), *rest)
+
+
 @dataclass
 class Extraction:
     """What an extractor found on one page.
@@ -84,6 +114,47 @@ class Extraction:
     encoding: str | None = None
     url: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # ``to_dict()`` of every block, made ahead of time off the reactor thread for big
+    # pages (see :meth:`prepare_block_dicts`); taken once by the first item written.
+    _block_dicts: list[dict[str, Any]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def prepare_block_dicts(self) -> None:
+        """Compute the blocks' plain dicts now (in a worker thread), for the item."""
+        self._block_dicts = [b.to_dict() for b in self.blocks]
+
+    def block_dicts(self) -> list[dict[str, Any]]:
+        """Every block's :meth:`Block.to_dict`; the prepared list the first time, if any.
+
+        The prepared list is handed out once, so two items of one page never share
+        mutable dicts.
+        """
+        prepared, self._block_dicts = self._block_dicts, None
+        if prepared is not None:
+            return prepared
+        return [b.to_dict() for b in self.blocks]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Sent from a worker process, tens of thousands of Block objects would be
+        # unpickled in one C call that holds the GIL (a 20 MB page: about 0.3 s during
+        # which the reactor thread cannot run). Columns of plain values unpickle in a few
+        # milliseconds, and the blocks are rebuilt in Python code, which lets go of the
+        # GIL every few milliseconds.
+        return (
+            _rebuild_extraction,
+            (
+                self.main_text,
+                _block_columns(self.blocks),
+                self.extractor,
+                self.params,
+                self.language,
+                self.reason,
+                self.encoding,
+                self.url,
+                self.extra,
+            ),
+        )
 
     @classmethod
     def from_blocks(
