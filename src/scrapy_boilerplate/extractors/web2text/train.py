@@ -1,0 +1,336 @@
+"""Training Web2Text's two networks offline (PyTorch) and exporting them to one ONNX file.
+
+Needs the ``train`` extra (``pip install -e .[train]``: ``torch==2.13.0``, CPU build, and
+``onnx``). Nothing here is imported at run time: inference is :mod:`.model`.
+
+The recipe is the paper's (sections 3.3, 3.4 and 4.2):
+
+- unary CNN: five 1-D convolutions over the block sequence, filters (50, 50, 50, 10, 2),
+  kernels (1, 1, 3, 3, 3), stride 1, zero padding keeping the length, ReLU between layers,
+  dropout 0.2, softmax output; pairwise CNN: the same over the edge sequence with filters
+  (50, 50, 50, 10, 4);
+- losses: cross-entropy of equation (1) (unary) and (2) (pairwise, the 4 classes of
+  (l_i, l_{i+1})); L2 weight decay 1e-4 (Adam's ``weight_decay``: the gradient of
+  1e-4 / 2 * ||w||^2, as TensorFlow's l2 regulariser of the authors' code);
+- Adam, learning rate 1e-3, mini-batches of 128 excerpts of 9 consecutive blocks drawn at
+  random from the training pages, 5,000 iterations, the two networks trained separately;
+  early stopping: the validation loss is measured every ``eval_every`` iterations, the best
+  weights are kept, and training stops after ``patience`` iterations without improvement;
+- features standardised with the mean and standard deviation of the training blocks
+  (non-binary columns only), folded into the exported graph.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .model import FEATURE_VERSION
+
+logger = logging.getLogger(__name__)
+
+UNARY_FILTERS = (50, 50, 50, 10, 2)
+PAIRWISE_FILTERS = (50, 50, 50, 10, 4)
+KERNELS = (1, 1, 3, 3, 3)
+DROPOUT = 0.2
+WEIGHT_DECAY = 1e-4
+LEARNING_RATE = 1e-3
+BATCH = 128
+EXCERPT = 9
+ITERATIONS = 5000
+
+
+@dataclass
+class PageData:
+    """One training page: raw features and block labels (1 = content)."""
+
+    name: str
+    blocks: np.ndarray  # (n, 128) float32
+    edges: np.ndarray  # (n - 1, 25) float32
+    labels: np.ndarray  # (n,) int64
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train` made and measured."""
+
+    path: Path
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as exc:
+        raise SystemExit(
+            "training needs PyTorch: pip install -e '.[train]' (torch==2.13.0, the CPU build)"
+        ) from exc
+    return torch
+
+
+def build_cnn(in_features: int, filters: Sequence[int]) -> Any:
+    """One of the paper's CNNs: Conv1d layers with ReLU and dropout between them (logits out)."""
+    torch = _torch()
+    nn = torch.nn
+    layers: list[Any] = []
+    channels = in_features
+    for i, (out, k) in enumerate(zip(filters, KERNELS, strict=True)):
+        layers.append(nn.Conv1d(channels, out, k, stride=1, padding=k // 2))
+        if i < len(filters) - 1:
+            layers.append(nn.ReLU())
+            layers.append(nn.Dropout(DROPOUT))
+        channels = out
+    return nn.Sequential(*layers)
+
+
+def standardisation(
+    pages: Sequence[PageData], binary_blocks: np.ndarray, binary_edges: np.ndarray
+) -> dict[str, list[float]]:
+    """Mean and standard deviation of every column over the training rows (binary: 0 and 1)."""
+    stats: dict[str, list[float]] = {}
+    for key, mask, attr in (
+        ("blocks", binary_blocks, "blocks"),
+        ("edges", binary_edges, "edges"),
+    ):
+        rows = [getattr(p, attr) for p in pages if len(getattr(p, attr))]
+        data = np.concatenate(rows).astype(np.float64)
+        mean = data.mean(axis=0)
+        std = data.std(axis=0)
+        std[std < 1e-6] = 1.0
+        mean[mask] = 0.0
+        std[mask] = 1.0
+        stats[f"{key}_mean"] = mean.tolist()
+        stats[f"{key}_std"] = std.tolist()
+    return stats
+
+
+def _excerpts(
+    pages: Sequence[PageData], rng: np.random.Generator, count: int, edges: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` random excerpts of :data:`EXCERPT` blocks (or their edges) and labels.
+
+    Pages shorter than an excerpt are zero-padded; padded positions get label -100
+    (ignored by the loss).
+    """
+    width = EXCERPT - 1 if edges else EXCERPT
+    dim = pages[0].edges.shape[1] if edges else pages[0].blocks.shape[1]
+    x = np.zeros((count, dim, width), np.float32)
+    y = np.full((count, width), -100, np.int64)
+    sizes = np.array([len(p.labels) for p in pages], np.float64)
+    chosen = rng.choice(len(pages), size=count, p=sizes / sizes.sum())
+    for row, index in enumerate(chosen):
+        page = pages[index]
+        n = len(page.labels)
+        start = int(rng.integers(0, max(1, n - EXCERPT + 1)))
+        stop = min(n, start + EXCERPT)
+        if edges:
+            feats = page.edges[start : stop - 1]
+            labels = 2 * page.labels[start : stop - 1] + page.labels[start + 1 : stop]
+        else:
+            feats = page.blocks[start:stop]
+            labels = page.labels[start:stop]
+        x[row, :, : len(feats)] = feats.T
+        y[row, : len(labels)] = labels
+    return x, y
+
+
+def _full_page_tensors(pages: Sequence[PageData], edges: bool) -> list[tuple[Any, Any]]:
+    torch = _torch()
+    out = []
+    for page in pages:
+        if edges:
+            if len(page.edges) == 0:
+                continue
+            x = page.edges
+            y = 2 * page.labels[:-1] + page.labels[1:]
+        else:
+            x, y = page.blocks, page.labels
+        out.append((torch.from_numpy(x.T[None].copy()), torch.from_numpy(y.astype(np.int64))))
+    return out
+
+
+def _train_one(
+    name: str,
+    net: Any,
+    train: Sequence[PageData],
+    valid: Sequence[PageData],
+    mean: np.ndarray,
+    std: np.ndarray,
+    edges: bool,
+    iterations: int,
+    eval_every: int,
+    patience: int,
+    seed: int,
+) -> dict[str, Any]:
+    torch = _torch()
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    optimiser = torch.optim.Adam(net.parameters(), lr=LEARNING_RATE, weight_decay=WEIGHT_DECAY)
+    loss_fn = torch.nn.CrossEntropyLoss(ignore_index=-100)
+    mean_t = torch.from_numpy(mean.astype(np.float32))[None, :, None]
+    std_t = torch.from_numpy(std.astype(np.float32))[None, :, None]
+    valid_t = _full_page_tensors(valid, edges)
+
+    def validation_loss() -> float:
+        net.eval()
+        total, count = 0.0, 0
+        with torch.no_grad():
+            for x, y in valid_t:
+                logits = net((x - mean_t) / std_t)[0].T
+                total += float(torch.nn.functional.cross_entropy(logits, y, reduction="sum").item())
+                count += len(y)
+        net.train()
+        return total / max(1, count)
+
+    best = (float("inf"), 0, None)
+    history = []
+    started = time.perf_counter()
+    for step in range(1, iterations + 1):
+        x, y = _excerpts(train, rng, BATCH, edges)
+        xt = (torch.from_numpy(x) - mean_t) / std_t
+        logits = net(xt)  # (batch, classes, width)
+        loss = loss_fn(logits, torch.from_numpy(y))
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        if step % eval_every == 0 or step == iterations:
+            v = validation_loss()
+            history.append((step, round(float(loss.item()), 5), round(v, 5)))
+            if v < best[0]:
+                state = {k: t.detach().clone() for k, t in net.state_dict().items()}
+                best = (v, step, state)
+            logger.info("%s step %d: train %.4f valid %.4f", name, step, loss.item(), v)
+            if step - best[1] >= patience:
+                break
+    if best[2] is not None:
+        net.load_state_dict(best[2])
+    net.eval()
+    return {
+        "best_step": best[1],
+        "best_valid_loss": round(best[0], 5),
+        "steps_run": history[-1][0] if history else 0,
+        "seconds": round(time.perf_counter() - started, 1),
+        "parameters": int(sum(p.numel() for p in net.parameters())),
+        "history": history,
+    }
+
+
+def export_onnx(
+    unary: Any,
+    pairwise: Any,
+    stats: dict[str, list[float]],
+    path: Path,
+    metadata: dict[str, Any],
+) -> None:
+    """Write both networks, standardisation and softmax included, to one ONNX file."""
+    torch = _torch()
+
+    class Both(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.unary = unary
+            self.pairwise = pairwise
+            for key in ("blocks_mean", "blocks_std", "edges_mean", "edges_std"):
+                value = torch.tensor(stats[key], dtype=torch.float32)[None, :, None]
+                self.register_buffer(key, value)
+
+        def forward(self, blocks: Any, edges: Any) -> tuple[Any, Any]:
+            u = self.unary((blocks - self.blocks_mean) / self.blocks_std)
+            p = self.pairwise((edges - self.edges_mean) / self.edges_std)
+            return torch.softmax(u, dim=1), torch.softmax(p, dim=1)
+
+    model = Both().eval()
+    n_block = len(stats["blocks_mean"])
+    n_edge = len(stats["edges_mean"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        model,
+        (torch.zeros(1, n_block, 12), torch.zeros(1, n_edge, 11)),
+        str(path),
+        input_names=["blocks", "edges"],
+        output_names=["unary", "pairwise"],
+        dynamic_axes={
+            "blocks": {2: "n"},
+            "edges": {2: "m"},
+            "unary": {2: "n"},
+            "pairwise": {2: "m"},
+        },
+        opset_version=17,
+        dynamo=False,
+    )
+    import onnx
+
+    proto = onnx.load(str(path))
+    for key, value in metadata.items():
+        entry = proto.metadata_props.add()
+        entry.key = key
+        entry.value = value if isinstance(value, str) else json.dumps(value)
+    onnx.save(proto, str(path))
+
+
+def train(
+    train_pages: Sequence[PageData],
+    valid_pages: Sequence[PageData],
+    out: Path,
+    *,
+    iterations: int = ITERATIONS,
+    eval_every: int = 100,
+    patience: int = 1000,
+    seed: int = 0,
+    metadata: dict[str, Any] | None = None,
+) -> TrainResult:
+    """Train both networks on ``train_pages`` (early stopping on ``valid_pages``), export."""
+    from .features import BLOCK_BINARY, EDGE_BINARY, N_BLOCK, N_EDGE
+
+    torch = _torch()
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    train_pages = [p for p in train_pages if len(p.labels)]
+    valid_pages = [p for p in valid_pages if len(p.labels)]
+    if not train_pages or not valid_pages:
+        raise ValueError(
+            "training needs pages with blocks in both the training and validation sets"
+        )
+    stats = standardisation(train_pages, BLOCK_BINARY, EDGE_BINARY)
+    unary = build_cnn(N_BLOCK, UNARY_FILTERS)
+    pairwise = build_cnn(N_EDGE, PAIRWISE_FILTERS)
+    report: dict[str, Any] = {}
+    for name, net, edges, key in (
+        ("unary", unary, False, "blocks"),
+        ("pairwise", pairwise, True, "edges"),
+    ):
+        report[name] = _train_one(
+            name,
+            net,
+            train_pages,
+            valid_pages,
+            np.asarray(stats[f"{key}_mean"]),
+            np.asarray(stats[f"{key}_std"]),
+            edges,
+            iterations,
+            eval_every,
+            patience,
+            seed,
+        )
+    meta = {
+        "feature_version": FEATURE_VERSION,
+        "train_pages": len(train_pages),
+        "valid_pages": len(valid_pages),
+        "train_blocks": int(sum(len(p.labels) for p in train_pages)),
+        "content_share": round(float(np.mean(np.concatenate([p.labels for p in train_pages]))), 4),
+        "training": {
+            k: {kk: vv for kk, vv in v.items() if kk != "history"} for k, v in report.items()
+        },
+        **(metadata or {}),
+    }
+    export_onnx(unary, pairwise, stats, out, meta)
+    (out.with_suffix(".json")).write_text(
+        json.dumps({**meta, "history": {k: v["history"] for k, v in report.items()}}, indent=1)
+    )
+    return TrainResult(out, meta)
