@@ -244,6 +244,30 @@ def test_cleaning_applies_to_every_extractor(method):
         assert secret not in every_text
 
 
+def test_a_noscript_holding_the_page_is_kept_and_a_short_one_removed():
+    post = "A forum post written for readers without JavaScript, long enough to matter. " * 8
+    page = (
+        "<html><body><noscript><img src='pixel.gif'>Please enable JavaScript.</noscript>"
+        f"<noscript><div id='main'><p>{post}</p><script>var x = 1;</script></div></noscript>"
+        "</body></html>"
+    )
+    doc = parse(page)
+    texts = [b.text for b in doc.leaf_blocks()]
+    assert texts == [post.strip()]  # the long one stays, its script does not
+    assert "Please enable JavaScript." not in " ".join(b.text for b in doc.justext_blocks())
+
+
+def test_react_streamed_content_is_kept_other_hidden_elements_are_not():
+    page = (
+        "<html><body><div id='root'>shell</div>"
+        "<div hidden id='S:0'><p>Streamed article text.</p></div>"
+        "<div hidden id='S:x'><p>Not a streamed boundary.</p></div>"
+        "<div hidden><p>Plain hidden text.</p></div></body></html>"
+    )
+    texts = [b.text for b in parse(page).leaf_blocks()]
+    assert texts == ["shell", "Streamed article text."]
+
+
 def test_hidden_elements_are_in_removed():
     doc = parse(HIDDEN_PAGE)
     removed_tags = sorted(el.tag for el in doc.removed)

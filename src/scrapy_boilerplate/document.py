@@ -45,6 +45,10 @@ REMOVED_TAGS = frozenset(
     }
 )
 
+#: A ``noscript`` element with at least this much text is kept: it is the page's content
+#: for clients without JavaScript (forum engines serve every post that way).
+NOSCRIPT_CONTENT_CHARS = 500
+
 #: jusText 3.0.2's own pre-processing (lxml Cleaner): these subtrees are dropped ...
 JUSTEXT_REFERENCE_REMOVED = frozenset(
     {
@@ -103,6 +107,9 @@ JUSTEXT_BLOCK_TAGS = frozenset(
 #: Default limit on the decoded page size (characters); larger pages are refused.
 MAX_SIZE_DEFAULT = 64 * 1024 * 1024
 
+# React 18 streaming (Next.js and others) sends each resolved Suspense boundary as
+# <div hidden id="S:0">...</div>, which a script then moves into place: it is page content.
+_REACT_STREAMED = re.compile(r"S:\d+$")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _WS_NEWLINE = re.compile(r"\s*[\r\n]\s*")
 _WS_INLINE = re.compile(r"[^\S\r\n]+")
@@ -458,18 +465,40 @@ def _lang(root: Any) -> str | None:
 
 
 def _find_removed(root: Any) -> set[Any]:
-    """Elements to skip: REMOVED_TAGS, ``hidden`` elements and inline-hidden styles."""
-    tags = REMOVED_TAGS if root.tag[0] != "{" else {"{*}" + t for t in REMOVED_TAGS}
+    """Elements to skip: REMOVED_TAGS, ``hidden`` elements and inline-hidden styles.
+
+    Two exceptions keep what a client without JavaScript would be shown, or what scripts
+    would show at once: a ``noscript`` with at least :data:`NOSCRIPT_CONTENT_CHARS` of
+    text, and React's streamed Suspense content (``<div hidden id="S:0">``).
+    """
+    namespaced = root.tag[0] == "{"
+    tags = REMOVED_TAGS if not namespaced else {"{*}" + t for t in REMOVED_TAGS}
     removed = set(root.iter(*tags))
+    # A noscript that holds the page itself is kept: forum engines (Discourse, Flarum)
+    # serve every post inside <noscript> to clients without JavaScript, which is what a
+    # crawler is. Tracking pixels and "enable JavaScript" notices are far shorter.
+    for el in root.iter("{*}noscript" if namespaced else "noscript"):
+        if el in removed and _text_length(el, NOSCRIPT_CONTENT_CHARS) >= NOSCRIPT_CONTENT_CHARS:
+            removed.discard(el)
     for attr in _HIDDEN_ATTRS(root):  # attribute values: no element proxy unless it matches
         name = attr.attrname
         if (
-            name == "hidden"
+            (name == "hidden" and not _REACT_STREAMED.match(attr.getparent().get("id") or ""))
             or (name == "type" and attr.strip().lower() == "hidden")
             or (name == "style" and _HIDDEN_STYLE.search(attr))
         ):
             removed.add(attr.getparent())
     return removed
+
+
+def _text_length(el: Any, enough: int) -> int:
+    """Characters of non-blank text below ``el`` (whitespace runs count once), up to ``enough``."""
+    total = 0
+    for text in el.itertext():
+        total += len(" ".join(text.split()))
+        if total >= enough:
+            break
+    return total
 
 
 # Selecting attributes is several times faster in libxml2 than testing every element.
