@@ -236,7 +236,7 @@ def test_cleaning_removes_invisible_text_from_every_segmentation():
     assert [t.strip() for _, t in doc.iter_text()] == ["visible one", "visible", "two", "three"]
 
 
-@pytest.mark.parametrize("method", ["justext", "cnr"])
+@pytest.mark.parametrize("method", ["justext", "cnr", "web2text"])
 def test_cleaning_applies_to_every_extractor(method):
     r = extract(HIDDEN_PAGE, method)
     every_text = r.main_text + "\n".join(b.text for b in r.blocks)

@@ -101,7 +101,7 @@ def test_extraction_to_dict_is_plain_json():
     json.dumps(d, allow_nan=False)
 
 
-@pytest.mark.parametrize("method", ["justext", "cnr"])
+@pytest.mark.parametrize("method", ["justext", "cnr", "web2text"])
 def test_real_extraction_to_dict_is_plain_json(method):
     html = (PAGES / "news_article.html").read_text(encoding="utf-8")
     d = extract(html, method, url="https://example.com/a").to_dict()

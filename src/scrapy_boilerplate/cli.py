@@ -132,8 +132,9 @@ class _Option:
 
 
 def option_flag(param_name: str) -> str:
-    """The option string of a parameter: ``length_low`` -> ``--length-low``."""
-    return "--" + param_name.replace("_", "-")
+    """The option string of a parameter: ``length_low`` -> ``--length-low``; a trailing
+    underscore (a name that is a Python keyword, ``lambda_``) is dropped: ``--lambda``."""
+    return "--" + param_name.rstrip("_").replace("_", "-")
 
 
 def _class_params(name: str) -> tuple[Param, ...]:
@@ -316,6 +317,24 @@ def build_parser(
         allow_abbrev=False,
     )
     ls.add_argument("--json", action="store_true", help="machine-readable output")
+
+    tr = sub.add_parser(
+        "train",
+        help="train a Web2Text model on a folder of NAME.html + NAME.txt pairs",
+        description=(
+            "Train Web2Text's two networks on your own pages: DIR holds NAME.html and "
+            "NAME.txt (its clean main text, UTF-8) pairs; blocks are labelled by aligning "
+            "the text with the page (the paper's section 4.1). Writes an ONNX model that "
+            "the extractor loads with --model PATH (or params={'model': PATH}). Needs "
+            "PyTorch: pip install -e '.[train]'."
+        ),
+        allow_abbrev=False,
+    )
+    tr.add_argument("dir", type=Path, metavar="DIR", help="folder of NAME.html + NAME.txt pairs")
+    tr.add_argument("--out", type=Path, default=Path("web2text.onnx"), help="model file to write")
+    tr.add_argument("--iterations", type=int, default=5000, help="training steps per network")
+    tr.add_argument("--valid-share", type=float, default=0.1, help="pages kept for early stopping")
+    tr.add_argument("--seed", type=int, default=0, help="random seed")
 
     sub.add_parser(
         "bench",
@@ -605,6 +624,49 @@ def cmd_list(
     return EXIT_OK
 
 
+def cmd_train(args: argparse.Namespace) -> int:
+    """``train``: a Web2Text model from a folder of (html, text) pairs."""
+    from .extractors.web2text.data import folder_pairs, load_folder, split_pages
+
+    folder: Path = args.dir
+    if not folder.is_dir():
+        raise InputError(f"no such folder: {folder}")
+    if not 0 < args.valid_share < 1:
+        raise UsageError(f"--valid-share must be between 0 and 1, got {args.valid_share}")
+    if args.iterations < 1:
+        raise UsageError(f"--iterations must be at least 1, got {args.iterations}")
+    if sum(1 for _ in folder_pairs(folder)) < 2:
+        raise InputError(f"{folder}: needs at least two NAME.html + NAME.txt pairs")
+    try:
+        from .extractors.web2text import train as training
+
+        training._torch()
+    except SystemExit as exc:  # PyTorch missing: say how to get it
+        _err(str(exc))
+        return EXIT_USAGE
+    pages = load_folder(folder)
+    try:
+        train_pages, valid_pages = split_pages(pages, args.valid_share, args.seed)
+    except ValueError as exc:
+        raise InputError(f"{folder}: {exc}") from None
+    result = training.train(
+        train_pages,
+        valid_pages,
+        args.out,
+        iterations=args.iterations,
+        seed=args.seed,
+        metadata={"trained_on": str(folder)},
+    )
+    meta = result.metadata
+    _write(
+        f"wrote {result.path} ({meta['train_pages']} training pages, {meta['valid_pages']} "
+        f"for validation, {meta['train_blocks']} blocks); use it with "
+        f"scrapy-boilerplate extract -e web2text --model {result.path} PAGE\n",
+        None,
+    )
+    return EXIT_OK
+
+
 def cmd_bench(argv: list[str]) -> int:
     """``bench``: hand every argument to the benchmark runner (imported only now)."""
     try:
@@ -645,6 +707,8 @@ def main(argv: list[str] | None = None) -> int:
             return exc.code if isinstance(exc.code, int) else 0
         if args.command == "list":
             return cmd_list(args, specs, failures)
+        if args.command == "train":
+            return cmd_train(args)
         return cmd_extract(args, options)
     except UsageError as exc:
         _err(str(exc))

@@ -170,7 +170,10 @@ class TextBlock:
 
     ``element`` is the element the block belongs to (the block-level element
     that opened it, for jusText's segmentation; the text node's parent for DOM
-    leaves). ``link_chars`` counts characters inside ``<a>``.
+    leaves). ``link_chars`` counts characters inside ``<a>``. ``start`` is the
+    block's offset in the blocks' texts joined by one character; for DOM leaves,
+    ``source_start`` / ``source_end`` are where its raw text node lies in the page
+    as serialised again (see :func:`_leaf_segment`; Web2Text's positions).
     """
 
     text: str
@@ -183,6 +186,8 @@ class TextBlock:
     start: int = 0
     tags_count: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    source_start: int = 0
+    source_end: int = 0
 
     @property
     def link_density(self) -> float:
@@ -779,50 +784,118 @@ class CNode:
         return f"CNode({'>'.join(self.tags)}, children={len(self.children)})"
 
 
+#: Elements serialised without an end tag (for source positions).
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+     "source", "track", "wbr", "basefont", "frame", "isindex", "keygen"}
+)  # fmt: skip
+
+
+def _name_length(name: Any) -> int:
+    """Length of a tag or attribute name without its ``{namespace}``."""
+    if not isinstance(name, str):
+        return 0
+    return len(name) - name.find("}") - 1 if name[:1] == "{" else len(name)
+
+
 def _leaf_segment(doc: Document) -> list[TextBlock]:
+    """DOM-leaf blocks in one iterative walk.
+
+    The same walk measures where each text node lies in the page as serialised again
+    (Web2Text's "source code characters"; lxml keeps no source offsets): a start tag
+    counts ``len(tag) + 2`` plus ``len(name) + len(value) + 4`` per attribute, an end tag
+    ``len(tag) + 3`` (none for void elements), text and tails their raw length, a comment
+    its text + 7, a processing instruction and a removed element (script, style, hidden,
+    ...) their own serialised length. It also records, for the Collapsed DOM
+    (:func:`_build_cdom`), the children of every element that has text below it: its
+    child elements with text and its text blocks, in page order.
+    """
     removed = doc.removed
     blocks: list[TextBlock] = []
+    children: dict[Any, list[Any]] = {}
     path: _PathNode | None = None
     in_link = 0
     offset = 0
+    pos = 0
+    names: dict[Any, int] = {}
 
-    def add(node: _PathNode | None, raw: str | None) -> None:
+    def add(node: _PathNode, raw: str) -> TextBlock:
         nonlocal offset
-        if node is None or not raw or raw.isspace():
-            return
         text = " ".join(raw.split())
-        blocks.append(
-            TextBlock(
-                text=text,
-                element=node.element,
-                tag=node.tag,
-                xpath=node.xpath(),
-                tag_path=node.dotted(),
-                link_chars=len(text) if in_link else 0,
-                index=len(blocks),
-                start=offset,
-            )
+        block = TextBlock(
+            text=text,
+            element=node.element,
+            tag=node.tag,
+            xpath=node.xpath(),
+            tag_path=node.dotted(),
+            link_chars=len(text) if in_link else 0,
+            index=len(blocks),
+            start=offset,
+            source_start=pos,
+            source_end=pos + len(raw),
         )
+        blocks.append(block)
         offset += len(text) + 1
+        return block
 
     walker = etree.iterwalk(doc.root, events=("start", "end", "comment", "pi"))
     for event, el in walker:
         if event == "start":
             tag = _element_tag(el)
             position = path.child_position(tag) if path is not None else 1
-            if el in removed:
+            if el in removed:  # its whole serialisation; its "end" event adds nothing
+                pos += len(etree.tostring(el, encoding=str, method="html", with_tail=False))
                 walker.skip_subtree()
                 continue
             path = _PathNode(tag, path, el, position)
             if tag == "a":
                 in_link += 1
-            add(path, el.text)
+            kids: list[Any] = []
+            children[el] = kids
+            up = el.getparent()
+            if up is not None:
+                siblings = children.get(up)
+                if siblings is not None:
+                    siblings.append(el)
+            name = el.tag
+            size = names.get(name)
+            if size is None:
+                size = names[name] = _name_length(name)
+            pos += size + 2
+            for key, value in el.items():
+                size = names.get(key)
+                if size is None:
+                    size = names[key] = _name_length(key)
+                pos += size + len(value) + 4
+            raw = el.text
+            if raw:
+                if not raw.isspace():
+                    kids.append(add(path, raw))
+                pos += len(raw)
             continue
-        if event == "end" and el not in removed:
-            if path is not None and path.tag == "a":
-                in_link -= 1
-            path = path.parent if path is not None else None
-        add(path, el.tail)
+        up = el.getparent()
+        siblings = children.get(up) if up is not None else None
+        if event == "end":
+            if el not in removed:
+                if path is not None and path.tag == "a":
+                    in_link -= 1
+                path = path.parent if path is not None else None
+                if _element_tag(el) not in _VOID:
+                    pos += names[el.tag] + 3
+                if siblings and not children[el]:
+                    siblings.pop()  # no text below: the element was the last one appended
+        elif event == "comment":
+            pos += len(el.text or "") + 7
+        else:
+            pos += len(etree.tostring(el, encoding=str, with_tail=False))
+        raw = el.tail
+        if raw:
+            if path is not None and not raw.isspace():
+                block = add(path, raw)
+                if siblings is not None:
+                    siblings.append(block)
+            pos += len(raw)
+    doc.cached("cdom_children", lambda: children)
     return blocks
 
 
@@ -830,32 +903,11 @@ def _build_cdom(doc: Document) -> CNode:
     """Collapse single-child chains (3.1); children are elements with text below, and text leaves.
 
     Removed elements and elements without text below them are dropped first (3.1's
-    "empty nodes" and "nodes without content"). The walk visits text nodes in the
-    order of :meth:`Document.leaf_blocks`, so the i-th text met is the i-th leaf block.
+    "empty nodes" and "nodes without content"); :func:`_leaf_segment` collected every
+    element's children with text in the walk that made the leaf blocks.
     """
-    blocks = iter(doc.leaf_blocks())
-    removed = doc.removed
-    children: dict[Any, list[Any]] = {}
-    walker = etree.iterwalk(doc.root, events=("start", "end", "comment", "pi"))
-    for event, el in walker:
-        if event == "start":
-            if el in removed:
-                walker.skip_subtree()
-                continue
-            kids: list[Any] = []
-            children[el] = kids
-            parent = el.getparent()
-            if parent is not None and parent in children:
-                children[parent].append(el)
-            if not _is_blank(el.text):
-                kids.append(next(blocks))
-            continue
-        parent = el.getparent()
-        siblings = children.get(parent) if parent is not None else None
-        if event == "end" and el in children and not children[el] and siblings:
-            siblings.pop()  # no text below: the element was the last one appended
-        if siblings is not None and not _is_blank(el.tail):
-            siblings.append(next(blocks))
+    doc.leaf_blocks()
+    children: dict[Any, list[Any]] = doc.cached("cdom_children", dict)
 
     root_el = doc.root
     root = CNode([root_el.tag], [root_el], None)

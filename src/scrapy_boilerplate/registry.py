@@ -31,6 +31,7 @@ ENTRY_POINT_GROUP = "scrapy_boilerplate.extractors"
 _BUILTIN: dict[str, str] = {
     "justext": "scrapy_boilerplate.extractors.justext:JustextExtractor",
     "cnr": "scrapy_boilerplate.extractors.cnr:CNRExtractor",
+    "web2text": "scrapy_boilerplate.extractors.web2text:Web2TextExtractor",
 }
 
 

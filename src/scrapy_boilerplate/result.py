@@ -164,8 +164,14 @@ class Extraction:
         params: dict[str, Any],
         **kwargs: Any,
     ) -> Extraction:
-        """Build an Extraction whose main text is the content blocks in page order."""
-        text = "\n\n".join(b.text for b in blocks if b.label == CONTENT and b.text)
+        """Build an Extraction whose main text is the content blocks in page order.
+
+        ``main_text`` (keyword) replaces the default, the content blocks' texts separated
+        by a blank line, for methods whose blocks are finer than paragraphs.
+        """
+        text = kwargs.pop("main_text", None)
+        if text is None:
+            text = "\n\n".join(b.text for b in blocks if b.label == CONTENT and b.text)
         reason = kwargs.pop("reason", None)
         if reason is None and not blocks:
             reason = "no-text"

@@ -79,7 +79,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         metavar="[DATASET=]SPLIT",
         help="split to evaluate: SPLIT for every set that has it, DATASET=SPLIT for "
         "one, 'all' for every page; defaults: cleaneval=web2text_test, "
-        "google-trends-2017=test, wcxb-dev=dev, others all",
+        "google-trends-2017=test, wcxb-dev=web2text_eval, others all",
     )
     p.add_argument(
         "--param",

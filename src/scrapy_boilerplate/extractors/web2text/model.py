@@ -136,9 +136,27 @@ _models: dict[str, Web2TextModel] = {}
 _models_lock = threading.Lock()
 
 
+def shipped_models() -> list[str]:
+    """Names of the models shipped in the package (``web2text``, ``cleaneval``)."""
+    return sorted(p.stem for p in MODEL_DIR.glob("*.onnx"))
+
+
+def resolve_model(path: Path | str | None) -> Path:
+    """The file of a model: None is the default shipped model; a bare name without a
+    suffix or folder (``"cleaneval"``) is a shipped model; anything else is a path."""
+    if not path:
+        return DEFAULT_MODEL
+    text = str(path)
+    if isinstance(path, str) and "/" not in text and "\\" not in text and "." not in text:
+        shipped = MODEL_DIR / f"{text}.onnx"
+        if shipped.is_file():
+            return shipped
+    return Path(path).expanduser().resolve()
+
+
 def load_model(path: Path | str | None = None) -> Web2TextModel:
-    """The model at ``path`` (None: the one shipped in the package), loaded once per process."""
-    key = str(Path(path).expanduser().resolve()) if path else str(DEFAULT_MODEL)
+    """The model at ``path`` (see :func:`resolve_model`), loaded once per process."""
+    key = str(resolve_model(path))
     model = _models.get(key)
     if model is None:
         with _models_lock:

@@ -14,8 +14,9 @@ The recipe is the paper's (sections 3.3, 3.4 and 4.2):
   1e-4 / 2 * ||w||^2, as TensorFlow's l2 regulariser of the authors' code);
 - Adam, learning rate 1e-3, mini-batches of 128 excerpts of 9 consecutive blocks drawn at
   random from the training pages, 5,000 iterations, the two networks trained separately;
-  early stopping: the validation loss is measured every ``eval_every`` iterations, the best
-  weights are kept, and training stops after ``patience`` iterations without improvement;
+  early stopping: the validation loss (the mean over validation pages of each page's mean
+  cross-entropy) is measured every ``eval_every`` iterations, the best weights are kept,
+  and training stops after ``patience`` iterations without improvement;
 - features standardised with the mean and standard deviation of the training blocks
   (non-binary columns only), folded into the exported graph.
 """
@@ -112,16 +113,22 @@ def standardisation(
 
 
 def _excerpts(
-    pages: Sequence[PageData], rng: np.random.Generator, count: int, edges: bool
+    pages: Sequence[PageData],
+    rng: np.random.Generator,
+    count: int,
+    edges: bool,
+    pad: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``count`` random excerpts of :data:`EXCERPT` blocks (or their edges) and labels.
 
-    Pages shorter than an excerpt are zero-padded; padded positions get label -100
-    (ignored by the loss).
+    Pages shorter than an excerpt are padded with ``pad`` (the training mean: zero once
+    standardised, as the convolutions' own zero padding at a page's edges at inference);
+    padded positions get label -100 (ignored by the loss).
     """
     width = EXCERPT - 1 if edges else EXCERPT
     dim = pages[0].edges.shape[1] if edges else pages[0].blocks.shape[1]
-    x = np.zeros((count, dim, width), np.float32)
+    x = np.empty((count, dim, width), np.float32)
+    x[:] = np.asarray(pad, np.float32)[None, :, None]
     y = np.full((count, width), -100, np.int64)
     sizes = np.array([len(p.labels) for p in pages], np.float64)
     chosen = rng.choice(len(pages), size=count, p=sizes / sizes.sum())
@@ -179,21 +186,23 @@ def _train_one(
     valid_t = _full_page_tensors(valid, edges)
 
     def validation_loss() -> float:
+        # Every validation page counts the same (the mean of its blocks' cross-entropy,
+        # then the mean over pages): summed over blocks, one 4,000-block page with
+        # ambiguous gold decides when training stops.
         net.eval()
-        total, count = 0.0, 0
+        losses = []
         with torch.no_grad():
             for x, y in valid_t:
                 logits = net((x - mean_t) / std_t)[0].T
-                total += float(torch.nn.functional.cross_entropy(logits, y, reduction="sum").item())
-                count += len(y)
+                losses.append(float(torch.nn.functional.cross_entropy(logits, y).item()))
         net.train()
-        return total / max(1, count)
+        return float(np.mean(losses)) if losses else 0.0
 
     best = (float("inf"), 0, None)
     history = []
     started = time.perf_counter()
     for step in range(1, iterations + 1):
-        x, y = _excerpts(train, rng, BATCH, edges)
+        x, y = _excerpts(train, rng, BATCH, edges, mean)
         xt = (torch.from_numpy(x) - mean_t) / std_t
         logits = net(xt)  # (batch, classes, width)
         loss = loss_fn(logits, torch.from_numpy(y))
@@ -281,16 +290,24 @@ def train(
     out: Path,
     *,
     iterations: int = ITERATIONS,
-    eval_every: int = 100,
+    eval_every: int = 50,
     patience: int = 1000,
-    seed: int = 0,
+    seed: int | Sequence[int] = 0,
     metadata: dict[str, Any] | None = None,
 ) -> TrainResult:
-    """Train both networks on ``train_pages`` (early stopping on ``valid_pages``), export."""
+    """Train both networks on ``train_pages`` (early stopping on ``valid_pages``), export.
+
+    ``seed`` may list several seeds: each network is then trained once per seed and the
+    run with the lowest validation loss is kept (model selection on the validation pages
+    only; the report lists every run's loss).
+    """
     from .features import BLOCK_BINARY, EDGE_BINARY, N_BLOCK, N_EDGE
 
     torch = _torch()
     torch.set_num_threads(max(1, torch.get_num_threads()))
+    seeds = [seed] if isinstance(seed, int) else list(seed)
+    if not seeds:
+        raise ValueError("training needs at least one seed")
     train_pages = [p for p in train_pages if len(p.labels)]
     valid_pages = [p for p in valid_pages if len(p.labels)]
     if not train_pages or not valid_pages:
@@ -298,26 +315,37 @@ def train(
             "training needs pages with blocks in both the training and validation sets"
         )
     stats = standardisation(train_pages, BLOCK_BINARY, EDGE_BINARY)
-    unary = build_cnn(N_BLOCK, UNARY_FILTERS)
-    pairwise = build_cnn(N_EDGE, PAIRWISE_FILTERS)
     report: dict[str, Any] = {}
-    for name, net, edges, key in (
-        ("unary", unary, False, "blocks"),
-        ("pairwise", pairwise, True, "edges"),
+    chosen: dict[str, Any] = {}
+    for name, dim, filters, edges, key in (
+        ("unary", N_BLOCK, UNARY_FILTERS, False, "blocks"),
+        ("pairwise", N_EDGE, PAIRWISE_FILTERS, True, "edges"),
     ):
-        report[name] = _train_one(
-            name,
-            net,
-            train_pages,
-            valid_pages,
-            np.asarray(stats[f"{key}_mean"]),
-            np.asarray(stats[f"{key}_std"]),
-            edges,
-            iterations,
-            eval_every,
-            patience,
-            seed,
-        )
+        runs = []
+        for s in seeds:
+            torch.manual_seed(s)
+            net = build_cnn(dim, filters)
+            run = _train_one(
+                name,
+                net,
+                train_pages,
+                valid_pages,
+                np.asarray(stats[f"{key}_mean"]),
+                np.asarray(stats[f"{key}_std"]),
+                edges,
+                iterations,
+                eval_every,
+                patience,
+                s,
+            )
+            runs.append((run["best_valid_loss"], s, net, run))
+        _loss, best_seed, chosen[name], run = min(runs, key=lambda r: (r[0], r[1]))
+        report[name] = {
+            **run,
+            "seed": best_seed,
+            "valid_loss_by_seed": {str(r[1]): r[0] for r in runs},
+        }
+    unary, pairwise = chosen["unary"], chosen["pairwise"]
     meta = {
         "feature_version": FEATURE_VERSION,
         "train_pages": len(train_pages),

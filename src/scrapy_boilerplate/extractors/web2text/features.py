@@ -1,0 +1,845 @@
+"""Web2Text block and edge features (Vogels, Ganea, Eickhoff; section 3.3 and Appendix A).
+
+Every DOM-leaf text block (:meth:`Document.leaf_blocks`) gets the 128 block features of
+Appendix A, and every pair of neighbouring blocks the 25 edge features of section 3.3.
+Values are *raw*: clipped where the paper (or the authors' code) clips, but not
+standardised; the mean and deviation are learned on training data by the caller, and
+:data:`BLOCK_BINARY` / :data:`EDGE_BINARY` say which columns are 1/0 flags that the paper
+leaves unstandardised.
+
+Layout (1-based ids as in the paper; column ``j`` is ``b{j+1}``)::
+
+    b1-b3     duplicates and class path          b4-b27   the block's own text
+    b28       has parent                         b29-b48  parent node features (20)
+    b49-b68   parent tags (20, ``ul`` twice)     b69      has grandparent
+    b70-b89   grandparent node features (20)     b90-b109 root node features (20)
+    b110-b128 the block's own tags (19)
+
+    edges: tree distance 2 / 3 / 4 / >4, line break, then the 20 node features of the
+    common ancestor (the paper's "b70-b89", i.e. the grandparent columns' definitions).
+
+The 20 *node features* (b29-b48, in this order) are: body percentage, link density, then
+b6-b22 computed over the node's whole text (avg word length, has stopword, stopword
+ratio, log characters, log punctuation ratio, has numeric, numeric ratio, log average
+sentence length, ends with punctuation, ends with question mark, copyright, email, url,
+year, capital ratio and its square and cube), then contains form element. This is the
+order of the authors' ``NodeBlockExtractor`` minus its author-extraction columns.
+
+How it is computed: the block texts are joined once and classified character by
+character with a lookup table (numpy), so words, capitals, digits, punctuation and
+sentence breaks are counted for all blocks at once; one pass over the Collapsed DOM gives
+every node the range of blocks below it, and every node statistic is then a difference
+of prefix sums over blocks. The walk that segments the page into DOM leaves
+(``document._leaf_segment``) also measures where each text node sits in the serialised
+page ("source code" positions, ``TextBlock.source_start``); line breaks come from the
+Collapsed DOM's block ranges plus the textless block-level elements between blocks.
+Nothing recurses: 10 000-deep pages and 100 000-block pages work.
+
+Decisions where the paper is vague (settled with the authors' Scala code, github
+dalab/web2text, ``features/extractor/*.scala`` and ``cdom/NodeProperties.scala``):
+
+* **Source code characters.** The authors use Jsoup node positions in the HTML source; a
+  node spans from the start of its first text leaf to the end of its last one, and the
+  page ("body") from the first leaf's start to the last leaf's end. lxml keeps no source
+  offsets, so positions are measured in the page as serialised again: a start tag counts
+  ``len(tag) + 2`` plus ``len(name) + len(value) + 4`` per attribute, an end tag
+  ``len(tag) + 3`` (none for void elements), text and tails their raw length, a comment
+  its text + 7, a removed element (script, style, hidden, ...) its own serialised length.
+  b29 (body percentage) is the node's span over the page span; b26 is the position of the
+  *start* of the block's text relative to the page span, as the paper says (the authors'
+  code takes the block's midpoint).
+* **Line break** (edge feature 5): the authors flag a break when a block-level tag or
+  ``<br>`` is the DOM sibling of a leaf or of one of its merged ancestors (Jsoup
+  siblings, so whitespace between them hides the tag). Here it is 1 when any start or end
+  tag of a block-level element (the authors' ``Settings.blockTags`` plus ``dt``, ``th``,
+  ``caption``, ``legend``, ``details``, ``summary``, ``menu``, ``dir``, ``frameset``,
+  ``frame``), ``<br>`` or ``<hr>`` lies between the two texts in document order, removed
+  elements included: what an unstyled browser would render as a new line.
+* **Words** are maximal ``\\w+`` runs (the authors split on ``\\W+``; Python's ``\\w`` is
+  Unicode, Java's was ASCII). Stopwords are matched lower-cased (the authors matched
+  case-sensitively against a lower-case list). Capital words start with an upper-case
+  character.
+* **Sentences** (b13, b25): the authors' splitter ``(?<=[.?!;])\\s+(?=\\p{Lu})``, i.e. one
+  more sentence per ``.?!;`` followed by white space and an upper-case letter.
+* **Punctuation** (b10, b14, b23, b24): ``. , ? ; : !`` (the printed set lost the period;
+  the code has it). b24 is clipped to [0, 10] as in the code. Numeric characters are
+  Unicode decimal digits (Java ``isDigit``).
+* **Email / URL / year**: the authors' patterns ``\\w+@[\\w.]+``,
+  ``\\b(https?|ftp)://[^\\s/$.?#].\\S*\\b`` and ``\\b\\d{4}\\b`` (ASCII digits).
+* **b1-b3**: duplicates compare block texts (b2 = at least 10 *other* blocks, the code's
+  ``count > 10``). The class path of a block is the chain of CDOM nodes from the root
+  down to it, each as its merged tags and their ``class`` attributes (the code's
+  ``classSelector``); b3 is the share of the page's blocks with the same path (the code
+  divides two integers, a bug that makes it 0 almost always; the paper says ratio).
+* **Parent tags b49-b68** are the printed list, the code's ``nodeSelection``, with ``ul``
+  twice (so b55 == b63; the second is named ``p_tag_ul_2``). A tag feature is 1 when any
+  of the node's merged tags is that tag. Leaf tags b110-b128 are likewise the printed
+  list (the code's ``leafSelection``).
+* **Missing parent / grandparent**: b28 / b69 are 0 and all of that node's columns are 0,
+  as the authors' ``AncestorExtractor`` does. The root features (b90-b109) are those of
+  the Collapsed DOM root (``html`` merged with ``body`` on ordinary pages).
+* **Clipping**: as printed (b5 [0, 3.5], b6 [3, 15], b9 [2.5, 5.5], b10 [-4, -2.5], b13
+  [2, 5]) and b24 [0, 10]. For node features the code clips log(characters) to
+  [2.5, 10], not [2.5, 5.5]: the printed range would make the root and most parents
+  saturate, so the code's range is used for b34, b75, b95 and the edge copy.
+* **Empty denominators** (no words, no punctuation): ratios are 0, logs take their lower
+  clip bound (log 0 clipped), average word length is 3 (its lower bound; the code's -1
+  in standardised units is the same value). The code maps these cases to the training
+  mean instead; here the has-word / contains-punctuation flags carry the distinction.
+* **Averages** use real division (the code divided integers for average word length and
+  average sentence length).
+* **Contains form element**: 1 when one of the node's merged elements contains a
+  ``form``, ``input``, ``select``, ``textarea`` or ``button`` element (the code looks for
+  ``input`` only).
+* Binary features are 1/0 (the code used +1/-1).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ...document import Document
+
+__all__ = [
+    "BLOCK_BINARY",
+    "BLOCK_FEATURE_NAMES",
+    "EDGE_BINARY",
+    "EDGE_FEATURE_NAMES",
+    "N_BLOCK",
+    "N_EDGE",
+    "block_features",
+    "edge_features",
+    "page_features",
+]
+
+# ---------------------------------------------------------------------------------------------
+# Feature names and binary masks
+
+#: The 20 features computed for a CDOM node (parent, grandparent, root, common ancestor).
+NODE_FEATURE_NAMES: tuple[str, ...] = (
+    "body_percentage",
+    "link_density",
+    "avg_word_length",
+    "has_stopword",
+    "stopword_ratio",
+    "log_n_characters",
+    "log_punctuation_ratio",
+    "has_numeric",
+    "numeric_ratio",
+    "log_avg_sentence_length",
+    "ends_with_punctuation",
+    "ends_with_question_mark",
+    "contains_copyright",
+    "contains_email",
+    "contains_url",
+    "contains_year",
+    "ratio_words_with_capital",
+    "ratio_words_with_capital_2",
+    "ratio_words_with_capital_3",
+    "contains_form_element",
+)
+
+
+def _binary_mask(names: tuple[str, ...]) -> np.ndarray:
+    """True for the 1/0 flags among ``names`` (has_, ends_, contains_)."""
+    return np.array([name.startswith(("has_", "ends_", "contains_")) for name in names], bool)
+
+
+_NODE_BINARY = _binary_mask(NODE_FEATURE_NAMES)
+
+#: The block's own text features b4-b27, in the paper's order.
+_LEAF_NAMES: tuple[str, ...] = (
+    "has_word",
+    "log_n_words",
+    *NODE_FEATURE_NAMES[2:19],  # b6-b22
+    "contains_punctuation",
+    "n_punctuation",
+    "has_multiple_sentences",
+    "relative_position",
+    "relative_position_2",
+)
+_LEAF_BINARY = _binary_mask(_LEAF_NAMES)
+
+#: Parent tag list (b49-b68) and leaf tag list (b110-b128), as printed in Appendix A.
+PARENT_TAGS: tuple[str, ...] = (
+    "td", "div", "p", "tr", "table", "body", "ul", "span", "li", "blockquote",
+    "b", "small", "a", "ol", "ul", "i", "form", "dl", "strong", "pre",
+)  # fmt: skip
+LEAF_TAGS: tuple[str, ...] = (
+    "a", "p", "td", "b", "li", "span", "i", "tr", "div", "strong",
+    "em", "h3", "h2", "table", "h4", "small", "sup", "h1", "blockquote",
+)  # fmt: skip
+
+
+def _tag_names(prefix: str, tags: tuple[str, ...]) -> list[str]:
+    names: list[str] = []
+    for tag in tags:
+        name = f"{prefix}tag_{tag}"
+        while name in names:  # the printed parent list has "ul" twice
+            name += "_2"
+        names.append(name)
+    return names
+
+
+BLOCK_FEATURE_NAMES: tuple[str, ...] = (
+    "has_duplicate",
+    "has_10_duplicates",
+    "r_same_class_path",
+    *_LEAF_NAMES,
+    "has_parent",
+    *(f"p_{n}" for n in NODE_FEATURE_NAMES),
+    *_tag_names("p_", PARENT_TAGS),
+    "has_gp",
+    *(f"gp_{n}" for n in NODE_FEATURE_NAMES),
+    *(f"root_{n}" for n in NODE_FEATURE_NAMES),
+    *_tag_names("", LEAF_TAGS),
+)
+EDGE_FEATURE_NAMES: tuple[str, ...] = (
+    "tree_distance_2",
+    "tree_distance_3",
+    "tree_distance_4",
+    "tree_distance_more",
+    "line_break",
+    *(f"ca_{n}" for n in NODE_FEATURE_NAMES),
+)
+N_BLOCK = len(BLOCK_FEATURE_NAMES)
+N_EDGE = len(EDGE_FEATURE_NAMES)
+assert N_BLOCK == 128 and N_EDGE == 25
+
+#: True for the 1/0 block features (not standardised).
+BLOCK_BINARY: np.ndarray = np.concatenate(
+    [
+        [True, True, False],  # b1-b3
+        _LEAF_BINARY,  # b4-b27
+        [True],  # b28
+        _NODE_BINARY,  # b29-b48
+        np.ones(len(PARENT_TAGS), bool),  # b49-b68
+        [True],  # b69
+        _NODE_BINARY,  # b70-b89
+        _NODE_BINARY,  # b90-b109
+        np.ones(len(LEAF_TAGS), bool),  # b110-b128
+    ]
+).astype(bool)
+#: True for the 1/0 edge features (not standardised).
+EDGE_BINARY: np.ndarray = np.concatenate([np.ones(5, bool), _NODE_BINARY]).astype(bool)
+BLOCK_BINARY.setflags(write=False)
+EDGE_BINARY.setflags(write=False)
+
+# Column offsets in the block matrix.
+_C_LEAF = 3
+_C_HAS_P = _C_LEAF + len(_LEAF_NAMES)  # 27
+_C_P = _C_HAS_P + 1  # 28
+_C_PTAGS = _C_P + 20  # 48
+_C_HAS_GP = _C_PTAGS + len(PARENT_TAGS)  # 68
+_C_GP = _C_HAS_GP + 1  # 69
+_C_ROOT = _C_GP + 20  # 89
+_C_TAGS = _C_ROOT + 20  # 109
+
+# ---------------------------------------------------------------------------------------------
+# Constants of the definitions
+
+#: Block-level tags whose start or end tag between two texts makes a line break (the
+#: authors' ``Settings.blockTags`` plus a few HTML block elements it lacks).
+BREAK_TAGS = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "body", "canvas", "center", "checkbox",
+        "dd", "div", "dl", "fieldset", "figcaption", "figure", "footer", "form",
+        "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hgroup", "hr", "html",
+        "iframe", "input", "li", "main", "nav", "noscript", "ol", "output", "p", "pre",
+        "radio", "section", "select", "table", "tbody", "td", "textarea", "tfoot", "thead",
+        "tr", "ul", "video", "br",
+        "dt", "th", "caption", "legend", "details", "summary", "menu", "dir", "frameset",
+        "frame",
+    }
+)  # fmt: skip
+_XHTML = "{http://www.w3.org/1999/xhtml}"
+_BREAK_ANY = BREAK_TAGS | {_XHTML + t for t in BREAK_TAGS}
+#: Elements whose presence in a node sets "contains form element".
+FORM_TAGS: tuple[str, ...] = ("form", "input", "select", "textarea", "button")
+
+_PUNCTUATION = ".,?;:!"
+_SENTENCE_END = ".?!;"
+_EMAIL = re.compile(r"\w+@[\w.]+")
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s/$.?#].\S*\b")
+_YEAR = re.compile(r"\b[0-9]{4}\b")
+_WORD = re.compile(r"\w+")
+
+# Character classes (bit flags) of the lookup table.
+_W, _UP, _DIG, _PUN, _SEN = 1, 2, 4, 8, 16
+_BMP = 0x10000
+
+
+def _char_class(ch: str) -> int:
+    """The class bits of one character (the table's definition)."""
+    bits = 0
+    if _WORD.match(ch):
+        bits |= _W
+    if ch.isupper():
+        bits |= _UP
+    if ch.isdecimal():
+        bits |= _DIG
+    if ch in _PUNCTUATION:
+        bits |= _PUN
+    if ch in _SENTENCE_END:
+        bits |= _SEN
+    return bits
+
+
+@lru_cache(maxsize=1)
+def _class_table() -> np.ndarray:
+    """Class bits for every BMP code point (built once, ~20 ms); astral characters are
+    classified one by one when a page has any. ``\\w`` is taken from ``re`` itself, so the
+    table's words are exactly ``re.findall(r"\\w+")``'s."""
+    chars = [chr(i) for i in range(_BMP)]
+    table = np.zeros(_BMP, np.uint8)
+    whole = "".join(chars)
+    word = np.zeros(_BMP, bool)
+    for m in _WORD.finditer(whole):
+        word[m.start() : m.end()] = True
+    table[word] |= _W
+    table[np.fromiter(map(str.isupper, chars), bool, _BMP)] |= _UP
+    table[np.fromiter(map(str.isdecimal, chars), bool, _BMP)] |= _DIG
+    for ch in _PUNCTUATION:
+        table[ord(ch)] |= _PUN
+    for ch in _SENTENCE_END:
+        table[ord(ch)] |= _SEN
+    table.setflags(write=False)
+    return table
+
+
+@lru_cache(maxsize=1)
+def _english_stopwords() -> frozenset[str]:
+    """The English stoplist the project ships (jusText's), read once."""
+    from ..justext.languages import stoplist
+
+    return stoplist("English")
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-block text statistics
+
+# Columns of the per-block count matrix (summed over a node's blocks by prefix sums).
+_K_CHARS, _K_WORDS, _K_WORDLEN, _K_STOP, _K_PUNCT, _K_NUM, _K_SENT, _K_CAP = range(8)
+_K_COPY, _K_EMAIL, _K_URL, _K_YEAR, _K_LINK = range(8, 13)
+_N_K = 13
+
+# Word hashing for the stopword test: polynomial hash modulo 2**64 (numpy wraps).
+_HASH_BASE = 0x9E3779B97F4A7C15  # odd, so invertible modulo 2**64
+_HASH_INV = pow(_HASH_BASE, -1, 1 << 64)
+_MASK64 = (1 << 64) - 1
+
+
+def _word_hash(word: str) -> int:
+    """The hash :func:`_stopword_flags` computes for a word, done in Python."""
+    h = 0
+    p = 1
+    for ch in word:
+        h = (h + ord(ch) * p) & _MASK64
+        p = (p * _HASH_BASE) & _MASK64
+    return (h ^ (len(word) * 0x100000001B3)) & _MASK64
+
+
+@lru_cache(maxsize=16)
+def _stop_hashes(stopwords: frozenset[str]) -> np.ndarray:
+    """Sorted hashes of a stoplist's words that can be words at all (``\\w+``)."""
+    hashes = {_word_hash(w) for w in stopwords if _WORD.fullmatch(w)}
+    return np.array(sorted(hashes), np.uint64)
+
+
+def _block_of(positions: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Index of the block each character position of the joined text belongs to."""
+    return np.searchsorted(starts, positions, side="right") - 1
+
+
+def _count_per_block(positions: np.ndarray, starts: np.ndarray, n: int) -> np.ndarray:
+    if positions.size == 0:
+        return np.zeros(n, np.int64)
+    return np.bincount(_block_of(positions, starts), minlength=n)
+
+
+def _text_counts(
+    texts: list[str], link_chars: np.ndarray, stopwords: frozenset[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Count, for every block at once, what the text features need.
+
+    Returns ``(counts, ends_punct, ends_question)``: ``counts`` is ``(n, _N_K)`` int64
+    (characters, words, word characters, stopwords, punctuation, digits, sentences,
+    capitalised words, then the number of copyright signs, emails, URLs and years, and
+    link characters); the two flags tell how each block's text ends.
+    """
+    n = len(texts)
+    lengths = np.fromiter(map(len, texts), np.int64, n)
+    starts = np.zeros(n, np.int64)
+    np.cumsum(lengths[:-1] + 1, out=starts[1:])
+    ends = starts + lengths
+    joined = "\n".join(texts)  # "\n" never occurs in a block (whitespace is collapsed)
+    cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), "<u4")
+    size = cps.size
+    cls = _class_table()[np.minimum(cps, _BMP - 1)]
+    astral = cps >= _BMP
+    if astral.any():
+        for cp in np.unique(cps[astral]).tolist():
+            cls[cps == cp] = _char_class(chr(cp))
+
+    counts = np.zeros((n, _N_K), np.int64)
+    counts[:, _K_CHARS] = lengths
+    word = (cls & _W) != 0
+    edge = np.empty(size + 1, bool)  # word[k] != word[k - 1], with False outside
+    edge[0] = word[0] if size else False
+    edge[size] = word[-1] if size else False
+    np.not_equal(word[1:], word[:-1], out=edge[1:size])
+    bounds = np.flatnonzero(edge)
+    wstart, wend = bounds[0::2], bounds[1::2]  # words are [wstart, wend)
+    wblock = _block_of(wstart, starts)
+    if wstart.size:
+        counts[:, _K_WORDS] = np.bincount(wblock, minlength=n)
+        counts[:, _K_WORDLEN] = np.bincount(wblock, wend - wstart, minlength=n).astype(np.int64)
+        capital = (cls[wstart] & _UP) != 0
+        counts[:, _K_CAP] = np.bincount(wblock[capital], minlength=n)
+        if stopwords:
+            is_stop = _stopword_flags(joined, cps, wstart, wend, stopwords)
+            counts[:, _K_STOP] = np.bincount(wblock[is_stop], minlength=n)
+        # A year is a word of exactly four ASCII digits (the code's \b\d{4}\b).
+        four = wstart[wend - wstart == 4]
+        if four.size:
+            ascii_digit = (cps >= 48) & (cps <= 57)
+            year = ascii_digit[four] & ascii_digit[four + 1] & ascii_digit[four + 2]
+            year &= ascii_digit[four + 3]
+            counts[:, _K_YEAR] = _count_per_block(four[year], starts, n)
+    counts[:, _K_PUNCT] = _count_per_block(np.flatnonzero(cls & _PUN), starts, n)
+    counts[:, _K_NUM] = _count_per_block(np.flatnonzero(cls & _DIG), starts, n)
+    # A sentence ends at [.?!;] followed by white space and an upper-case letter; block
+    # texts have single spaces and the "\n" separator never matches the space.
+    counts[:, _K_SENT] = 1
+    if size > 2:
+        split = ((cls[:-2] & _SEN) != 0) & (cps[1:-1] == 32) & ((cls[2:] & _UP) != 0)
+        counts[:, _K_SENT] += _count_per_block(np.flatnonzero(split), starts, n)
+    counts[:, _K_COPY] = _count_per_block(np.flatnonzero(cps == 0xA9), starts, n)
+    # An email is \w+@[\w.]+: an "@" between a word character and a word character or ".".
+    at = np.flatnonzero(cps[1:-1] == 64) + 1 if size > 2 else np.zeros(0, np.int64)
+    if at.size:
+        ok = ((cls[at - 1] & _W) != 0) & (((cls[at + 1] & _W) != 0) | (cps[at + 1] == 46))
+        counts[:, _K_EMAIL] = _count_per_block(at[ok], starts, n)
+    if "://" in joined:
+        found = np.fromiter((m.start() for m in _URL.finditer(joined)), np.int64)
+        counts[:, _K_URL] = _count_per_block(found, starts, n)
+    counts[:, _K_LINK] = link_chars
+    ends_punct = (cls[ends - 1] & _PUN) != 0
+    ends_question = cps[ends - 1] == ord("?")
+    return counts, ends_punct, ends_question
+
+
+def _stopword_flags(
+    joined: str,
+    cps: np.ndarray,
+    wstart: np.ndarray,
+    wend: np.ndarray,
+    stopwords: frozenset[str],
+) -> np.ndarray:
+    """One flag per word ``[wstart, wend)`` of ``joined``: is its lower-case form a stopword?
+
+    Words are hashed with numpy (prefix sums of ``code point * B**k`` modulo 2**64), so no
+    Python string is made per word; the stoplist is hashed the same way once.
+    """
+    lower = joined.lower()
+    if len(lower) != len(joined):  # lower-casing changed the text's shape: word by word
+        words = [w.lower() for w in _WORD.findall(joined)]
+        return np.fromiter(map(stopwords.__contains__, words), bool, len(words))
+    if lower == joined:
+        lc = cps
+    else:
+        lc = np.frombuffer(lower.encode("utf-32-le", "surrogatepass"), "<u4")
+    size = lc.size
+    powers = np.empty(size + 1, np.uint64)
+    powers[0] = 1
+    powers[1:] = _HASH_BASE
+    np.cumprod(powers, out=powers)
+    inverse = np.empty(size + 1, np.uint64)
+    inverse[0] = 1
+    inverse[1:] = _HASH_INV
+    np.cumprod(inverse, out=inverse)
+    prefix = np.zeros(size + 1, np.uint64)
+    np.cumsum(lc.astype(np.uint64) * powers[:size], out=prefix[1:])
+    length = (wend - wstart).astype(np.uint64)
+    hashes = (prefix[wend] - prefix[wstart]) * inverse[wstart]
+    hashes ^= length * np.uint64(0x100000001B3)
+    return np.isin(hashes, _stop_hashes(stopwords))
+
+
+# ---------------------------------------------------------------------------------------------
+# The Collapsed DOM as arrays
+
+
+@dataclass
+class _Tree:
+    """The Collapsed DOM flattened in pre-order (index 0 is the root).
+
+    Blocks below a node form the range ``[lo, hi]``; leaves appear in block order.
+    """
+
+    parent: np.ndarray  # parent index, -1 for the root
+    depth: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    leaf: np.ndarray  # node index of each block
+    chain: np.ndarray  # id of each node's merged-tag chain (tuple of tags) ...
+    chains: list[tuple[str, ...]]  # ... and the chains
+    class_path: np.ndarray  # class-path id of each block
+    owner: dict[Any, int]  # lxml element -> index of the node that merged it
+
+
+def _flatten(doc: Document, n: int) -> _Tree:
+    """One iterative pre-order pass over the Collapsed DOM.
+
+    Per node it records the parent, the merged tags and the class path, and maps each
+    element to its node.
+    """
+    root = doc.collapsed_dom()
+    nodes: list[Any] = []
+    parent: list[int] = []
+    chain_of: list[int] = []
+    path_of: list[int] = []
+    chain_ids: dict[tuple[str, ...], int] = {}
+    path_ids: dict[tuple[int, int, tuple[Any, ...]], int] = {}
+    owner: dict[Any, int] = {}
+    leaf = np.zeros(n, np.int64)
+    class_path = np.zeros(n, np.int64)
+    stack: list[Any] = [root]
+    pstack: list[int] = [-1]
+    while stack:
+        node = stack.pop()
+        p = pstack.pop()
+        i = len(nodes)
+        nodes.append(node)
+        parent.append(p)
+        tags = tuple(node.tags)
+        cid = chain_ids.get(tags)
+        if cid is None:
+            cid = chain_ids[tags] = len(chain_ids)
+        chain_of.append(cid)
+        for el in node.elements:
+            owner[el] = i
+        classes = tuple([el.get("class") for el in node.elements])
+        key = (path_of[p] if p >= 0 else -1, cid, classes)
+        pid = path_ids.get(key)
+        if pid is None:
+            pid = path_ids[key] = len(path_ids)
+        path_of.append(pid)
+        children = node.children
+        if children:
+            stack.extend(reversed(children))
+            pstack.extend([i] * len(children))
+        elif node.block is not None:
+            b = node.block.index
+            leaf[b] = i
+            class_path[b] = pid
+    m = len(nodes)
+    is_leaf = np.zeros(m, np.int64)
+    is_leaf[leaf] = 1
+    lo = np.cumsum(is_leaf) - is_leaf
+    size = is_leaf.tolist()
+    for i in range(m - 1, 0, -1):
+        size[parent[i]] += size[i]
+    hi = lo + np.maximum(np.asarray(size, np.int64), 1) - 1
+    return _Tree(
+        parent=np.asarray(parent, np.int64),
+        depth=np.fromiter((node.depth for node in nodes), np.int64, m),
+        lo=lo,
+        hi=hi,
+        leaf=leaf,
+        chain=np.asarray(chain_of, np.int64),
+        chains=list(chain_ids),
+        class_path=class_path,
+        owner=owner,
+    )
+
+
+def _tag_selector(root: Any, tags: Any) -> tuple[str, ...]:
+    """Tag names for ``iter()``: any namespace when the tree is namespaced (XHTML)."""
+    if root.tag[:1] == "{":
+        return tuple("{*}" + t for t in tags)
+    return tuple(tags)
+
+
+def _form_flags(doc: Document, tree: _Tree) -> np.ndarray:
+    """Which nodes contain a form element (form, input, select, textarea, button)."""
+    form = np.zeros(tree.parent.size, bool)
+    parent = tree.parent
+    owner = tree.owner
+    for el in doc.root.iter(*_tag_selector(doc.root, FORM_TAGS)):
+        while el is not None and el not in owner:
+            el = el.getparent()
+        j = owner[el] if el is not None else -1
+        while j >= 0 and not form[j]:
+            form[j] = True
+            j = parent[j]
+    return form
+
+
+def _gap_breaks(doc: Document, tree: _Tree, n: int) -> np.ndarray:
+    """Line breaks made by elements without text: ``out[i]`` is True when a ``<br>``,
+    ``<hr>`` or other block-level element with no text below it (an empty ``div``, a
+    removed one, ...) lies between block ``i`` and block ``i + 1``.
+
+    Each such element hangs, maybe through other textless elements, below an element of
+    the Collapsed DOM; its place among that element's children says which gap it is in.
+    """
+    out = np.zeros(max(n - 1, 0), bool)
+    owner = tree.owner
+    targets: dict[Any, set[Any]] = {}
+    top: dict[Any, tuple[Any, Any] | None] = {}  # textless element -> (CDOM parent, child)
+    for el in doc.root.iter(*_tag_selector(doc.root, BREAK_TAGS)):
+        if el in owner or el in top:
+            continue
+        climbed = [el]
+        cur = el
+        found: tuple[Any, Any] | None = None
+        while True:
+            up = cur.getparent()
+            if up is None:
+                break
+            if up in owner:
+                found = (up, cur)
+                break
+            if up in top:
+                found = top[up]
+                break
+            climbed.append(up)
+            cur = up
+        for c in climbed:
+            top[c] = found
+        if found is not None:
+            targets.setdefault(found[0], set()).add(found[1])
+    if not targets:
+        return out
+    lo, hi = tree.lo, tree.hi
+    for el, children in targets.items():
+        x = owner[el]
+        text = el.text
+        count = 1 if text and not text.isspace() else 0
+        base = int(lo[x]) - 1
+        for child in el:
+            if child in children:
+                gap = base + count
+                if 0 <= gap < n - 1:
+                    out[gap] = True
+            k = owner.get(child)
+            if k is not None:
+                count += int(hi[k] - lo[k]) + 1
+            tail = child.tail
+            if tail and not tail.isspace():
+                count += 1
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Feature assembly
+
+
+def _local(tag: Any) -> str:
+    """Lower-case tag without a namespace."""
+    if not isinstance(tag, str):
+        return ""
+    if tag[:1] == "{":
+        tag = tag[tag.find("}") + 1 :]
+    return tag.lower()
+
+
+def _log_clip(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """``clip(log(x), lo, hi)`` with ``log(0)`` taken as the lower bound."""
+    with np.errstate(divide="ignore"):
+        return np.clip(np.log(x), lo, hi)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den``, 0 where ``den`` is 0."""
+    out = np.zeros(np.broadcast(num, den).shape)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _text_columns(
+    s: np.ndarray, ends_punct: np.ndarray, ends_question: np.ndarray, log_chars_max: float
+) -> np.ndarray:
+    """b6-b22 for rows of summed counts ``s`` (a block, or all blocks below a node)."""
+    out = np.empty((s.shape[0], 17))
+    chars = s[:, _K_CHARS].astype(np.float64)
+    words = s[:, _K_WORDS].astype(np.float64)
+    avg_word = _ratio(s[:, _K_WORDLEN], words)
+    out[:, 0] = np.clip(avg_word, 3.0, 15.0)  # no words: 0, clipped to 3
+    out[:, 1] = s[:, _K_STOP] > 0
+    out[:, 2] = _ratio(s[:, _K_STOP], words)
+    out[:, 3] = _log_clip(chars, 2.5, log_chars_max)
+    out[:, 4] = _log_clip(_ratio(s[:, _K_PUNCT], chars), -4.0, -2.5)
+    out[:, 5] = s[:, _K_NUM] > 0
+    out[:, 6] = _ratio(s[:, _K_NUM], chars)
+    out[:, 7] = _log_clip(_ratio(chars, s[:, _K_SENT]), 2.0, 5.0)
+    out[:, 8] = ends_punct
+    out[:, 9] = ends_question
+    out[:, 10:14] = s[:, _K_COPY : _K_YEAR + 1] > 0
+    cap = _ratio(s[:, _K_CAP], words)
+    out[:, 14] = cap
+    out[:, 15] = cap * cap
+    out[:, 16] = out[:, 15] * cap
+    return out
+
+
+def _tag_matrix(chains: list[tuple[str, ...]], selection: tuple[str, ...]) -> np.ndarray:
+    """One row per distinct tag chain: 1 where the chain holds the selected tag."""
+    column: dict[str, list[int]] = {}
+    for c, tag in enumerate(selection):
+        column.setdefault(tag, []).append(c)
+    rows = np.zeros((len(chains), len(selection)), np.float32)
+    for r, tags in enumerate(chains):
+        for tag in tags:
+            cols = column.get(tag)
+            if cols is None:
+                cols = column.get(_local(tag))
+            if cols:
+                rows[r, cols] = 1.0
+    return rows
+
+
+@dataclass
+class _PageFeatures:
+    block: np.ndarray  # (n, 128) float32
+    edge: np.ndarray  # (max(n - 1, 0), 25) float32
+
+
+def _compute(doc: Document, stopwords: frozenset[str] | None) -> _PageFeatures:
+    """Compute the block and edge matrices of a page (see the module docstring)."""
+    if stopwords is None:
+        stopwords = _english_stopwords()
+    blocks = doc.leaf_blocks()
+    n = len(blocks)
+    if n == 0:
+        return _PageFeatures(np.zeros((0, N_BLOCK), np.float32), np.zeros((0, N_EDGE), np.float32))
+    tree = _flatten(doc, n)
+    texts = [b.text for b in blocks]
+    link = np.fromiter([b.link_chars for b in blocks], np.int64, n)
+    counts, ends_punct, ends_question = _text_counts(texts, link, stopwords)
+    lo, hi = tree.lo, tree.hi
+
+    # Positions of the blocks' text nodes in the page as serialised again.
+    start = np.fromiter([b.source_start for b in blocks], np.float64, n)
+    end = np.fromiter([b.source_end for b in blocks], np.float64, n)
+    body = max(end[-1] - start[0], 1.0)
+
+    # The 20 node features of every CDOM node, from prefix sums over its block range.
+    prefix = np.zeros((n + 1, _N_K), np.int64)
+    np.cumsum(counts, axis=0, out=prefix[1:])
+    sums = prefix[hi + 1] - prefix[lo]
+    node = np.empty((lo.size, 20))
+    node[:, 0] = (end[hi] - start[lo]) / body
+    node[:, 1] = np.minimum(_ratio(sums[:, _K_LINK], sums[:, _K_CHARS]), 1.0)
+    node[:, 2:19] = _text_columns(sums, ends_punct[hi], ends_question[hi], 10.0)
+    node[:, 19] = _form_flags(doc, tree)
+
+    out = np.zeros((n, N_BLOCK), np.float32)
+    # b1-b3: duplicates and class path.
+    text_count = Counter(texts)
+    dup = np.fromiter(map(text_count.__getitem__, texts), np.int64, n)
+    out[:, 0] = dup > 1
+    out[:, 1] = dup > 10
+    out[:, 2] = np.bincount(tree.class_path)[tree.class_path] / n
+    # b4-b27: the block's own text.
+    words = counts[:, _K_WORDS]
+    punct = counts[:, _K_PUNCT]
+    rel = (start - start[0]) / body
+    c = _C_LEAF
+    out[:, c] = words > 0
+    out[:, c + 1] = _log_clip(words.astype(np.float64), 0.0, 3.5)
+    out[:, c + 2 : c + 19] = _text_columns(counts, ends_punct, ends_question, 5.5)
+    out[:, c + 19] = punct > 0
+    out[:, c + 20] = np.minimum(punct, 10)
+    out[:, c + 21] = counts[:, _K_SENT] > 1
+    out[:, c + 22] = rel
+    out[:, c + 23] = rel * rel
+    # b28-b68 parent, b69-b89 grandparent, b90-b109 root, b110-b128 the block's tags.
+    parent = tree.parent
+    p = parent[tree.leaf]
+    has_p = p >= 0
+    gp = np.where(has_p, parent[np.maximum(p, 0)], -1)
+    has_gp = gp >= 0
+    out[:, _C_HAS_P] = has_p
+    out[has_p, _C_P:_C_PTAGS] = node[p[has_p]]
+    out[has_p, _C_PTAGS:_C_HAS_GP] = _tag_matrix(tree.chains, PARENT_TAGS)[tree.chain[p[has_p]]]
+    out[:, _C_HAS_GP] = has_gp
+    out[has_gp, _C_GP:_C_ROOT] = node[gp[has_gp]]
+    out[:, _C_ROOT:_C_TAGS] = node[0]
+    out[:, _C_TAGS:] = _tag_matrix(tree.chains, LEAF_TAGS)[tree.chain[tree.leaf]]
+
+    edge = np.zeros((n - 1, N_EDGE), np.float32)
+    if n > 1:
+        # Leaves are consecutive in pre-order, so the node right after leaf i is a child of
+        # the common ancestor of blocks i and i + 1.
+        a = tree.leaf[:-1]
+        b = tree.leaf[1:]
+        ancestor = parent[a + 1]
+        depth = tree.depth
+        distance = depth[a] + depth[b] - 2 * depth[ancestor]
+        edge[:, 0] = distance == 2
+        edge[:, 1] = distance == 3
+        edge[:, 2] = distance == 4
+        edge[:, 3] = distance > 4
+        edge[:, 4] = _line_breaks(doc, tree, n)
+        edge[:, 5:] = node[ancestor]
+    return _PageFeatures(out, edge)
+
+
+def _line_breaks(doc: Document, tree: _Tree, n: int) -> np.ndarray:
+    """Edge feature 5: a block-level tag (or ``<br>``/``<hr>``) starts or ends between the
+    two texts. The elements that end after block ``i`` are the nodes whose last block is
+    ``i``; those that start before block ``i + 1`` the nodes whose first block is ``i + 1``;
+    textless elements in between come from :func:`_gap_breaks`."""
+    breaking = np.fromiter(
+        (not BREAK_TAGS.isdisjoint(map(_local, tags)) for tags in tree.chains),
+        bool,
+        len(tree.chains),
+    )[tree.chain]
+    weight = breaking.astype(np.float64)
+    closes = np.bincount(tree.hi, weight, minlength=n) > 0
+    opens = np.bincount(tree.lo, weight, minlength=n) > 0
+    return closes[:-1] | opens[1:] | _gap_breaks(doc, tree, n)
+
+
+def _features(doc: Document, stopwords: frozenset[str] | None) -> _PageFeatures:
+    """The page's features, cached on the document for the default stoplist."""
+    if stopwords is None:
+        return doc.cached("web2text_features", lambda: _compute(doc, None))
+    return _compute(doc, stopwords)
+
+
+# ---------------------------------------------------------------------------------------------
+# Public API
+
+
+def block_features(doc: Document, stopwords: frozenset[str] | None = None) -> np.ndarray:
+    """The 128 raw block features of every leaf block: float32 ``(n_blocks, 128)``.
+
+    Row ``i`` describes ``doc.leaf_blocks()[i]``; columns follow
+    :data:`BLOCK_FEATURE_NAMES`. Values are clipped as the paper says, not standardised.
+    ``stopwords`` (lower-case words) defaults to the project's English stoplist.
+    """
+    return _features(doc, stopwords).block.copy()
+
+
+def edge_features(doc: Document, stopwords: frozenset[str] | None = None) -> np.ndarray:
+    """The 25 raw edge features: float32 ``(max(n_blocks - 1, 0), 25)``; row ``i`` is the
+    edge between blocks ``i`` and ``i + 1``, columns follow :data:`EDGE_FEATURE_NAMES`."""
+    return _features(doc, stopwords).edge.copy()
+
+
+def page_features(
+    doc: Document, stopwords: frozenset[str] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Block and edge features at once (what inference calls): the per-node statistics
+    are computed a single time for both. Returns ``(block_features, edge_features)``."""
+    features = _features(doc, stopwords)
+    return features.block.copy(), features.edge.copy()
