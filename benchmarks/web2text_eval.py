@@ -14,7 +14,8 @@
 2. **Speed** on wcxb-dev pages (``--speed-split``, default ``dev``: all 1,358): per page,
    the time of features + both networks + Viterbi (what the issue targets: 15 ms median),
    and of the whole ``extract`` call with parsing; single-threaded (one onnxruntime thread,
-   the default), after one warm-up page; ``time.perf_counter``.
+   the default), after one warm-up page; ``time.perf_counter``; each page's fastest of
+   ``--repeat`` (3) runs, each on a fresh parse.
 
 Writes the Markdown report to ``--out`` and prints it. Exit 2 when a dataset is missing.
 """
@@ -60,9 +61,10 @@ def scores(tp: int, fp: int, fn: int, tn: int) -> dict[str, float]:
     }
 
 
-def block_quality(data: Path, model: str | None, limit: int | None) -> dict[str, Any]:
-    """Confusion counts per mode over cleaneval ``web2text_test``."""
-    counts = {mode: [0, 0, 0, 0] for mode in ("viterbi", "unary", "all-content")}
+def block_quality(data: Path, models: list[str], limit: int | None) -> dict[str, Any]:
+    """Confusion counts per model and mode over cleaneval ``web2text_test``."""
+    modes = [f"{m}/{mode}" for m in models for mode in ("viterbi", "unary")]
+    counts = {mode: [0, 0, 0, 0] for mode in [*modes, "all-content"]}
     pages = blocks = 0
     for page in load("cleaneval", data, "web2text_test", limit=limit, with_blocks=False):
         gold = labels_from_aligned(
@@ -72,11 +74,9 @@ def block_quality(data: Path, model: str | None, limit: int | None) -> dict[str,
             continue
         pages += 1
         blocks += len(gold)
-        predicted = {
-            "viterbi": extract(page.html, "web2text", model=model),
-            "unary": extract(page.html, "web2text", model=model, unary_only=True),
-        }
-        for mode, result in predicted.items():
+        for mode in modes:
+            model, _, how = mode.partition("/")
+            result = extract(page.html, "web2text", model=model, unary_only=how == "unary")
             labels = [b.label == "content" for b in result.blocks]
             if len(labels) != len(gold):
                 raise SystemExit(f"cleaneval {page.id}: {len(labels)} blocks vs {len(gold)} gold")
@@ -101,8 +101,12 @@ def _count(c: list[int], labels: list[bool], gold: list[bool]) -> None:
             c[3] += 1
 
 
-def speed(data: Path, model: str | None, split: str, limit: int | None) -> dict[str, Any]:
-    """Milliseconds per page: features + networks + Viterbi, and the whole extract call."""
+def speed(
+    data: Path, model: str | None, split: str, limit: int | None, repeat: int
+) -> dict[str, Any]:
+    """Milliseconds per page: features + networks + Viterbi, and the whole extract call;
+    each page is timed ``repeat`` times (a fresh parse each time) and its fastest run
+    counts, so that a burst of load on a shared machine does not decide the median."""
     net = load_model(model)
     pages = list(load("wcxb-dev", data, split, limit=limit, with_blocks=False))
     extract(pages[0].html, "web2text", model=model)  # warm-up: model, tables, caches
@@ -110,17 +114,21 @@ def speed(data: Path, model: str | None, split: str, limit: int | None) -> dict[
     whole: list[float] = []
     sizes: list[int] = []
     for page in pages:
-        doc = parse(page.html)
-        t0 = time.perf_counter()
-        b, e = page_features(doc)
-        if len(b):
-            unary, pairwise = net.potentials(b, e)
-            viterbi(unary, pairwise, 0.1)
-        core.append((time.perf_counter() - t0) * 1e3)
+        best_core = best_whole = float("inf")
+        for _ in range(repeat):
+            doc = parse(page.html)
+            t0 = time.perf_counter()
+            b, e = page_features(doc)
+            if len(b):
+                unary, pairwise = net.potentials(b, e)
+                viterbi(unary, pairwise, 0.1)
+            best_core = min(best_core, time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            extract(page.html, "web2text", model=model)
+            best_whole = min(best_whole, time.perf_counter() - t0)
+        core.append(best_core * 1e3)
+        whole.append(best_whole * 1e3)
         sizes.append(len(b))
-        t0 = time.perf_counter()
-        extract(page.html, "web2text", model=model)
-        whole.append((time.perf_counter() - t0) * 1e3)
     core_sorted = sorted(core)
     return {
         "pages": len(pages),
@@ -134,13 +142,13 @@ def speed(data: Path, model: str | None, split: str, limit: int | None) -> dict[
     }
 
 
-def report(quality: dict[str, Any], timing: dict[str, Any], args: argparse.Namespace) -> str:
+def report(quality: dict[str, Any], timing: dict[str, Any] | None, args: argparse.Namespace) -> str:
     limit = f" --limit {args.limit}" if args.limit else ""
     lines = [
         "# Web2Text: block quality on CleanEval and speed",
         "",
         f"Command: `python benchmarks/web2text_eval.py{limit}`"
-        f" · model `{load_model(args.model).path.name}` · Python {platform.python_version()}"
+        f" · Python {platform.python_version()}"
         f" · {platform.machine()} · {os.cpu_count()} CPUs.",
         "",
         f"## Blocks: cleaneval `web2text_test` ({quality['pages']} pages, {quality['blocks']}"
@@ -152,11 +160,11 @@ def report(quality: dict[str, Any], timing: dict[str, Any], args: argparse.Names
         "| method | accuracy | precision | recall | F1 |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
-    names = {
-        "viterbi": "Web2Text (ours, Viterbi, lambda 0.1)",
-        "unary": "Web2Text (ours, unary only)",
-        "all-content": "every block content",
-    }
+    names = {}
+    for model in args.models:
+        names[f"{model}/viterbi"] = f"Web2Text, model `{model}`, Viterbi (lambda 0.1)"
+        names[f"{model}/unary"] = f"Web2Text, model `{model}`, unary only"
+    names["all-content"] = "every block content"
     for mode, name in names.items():
         s = quality["modes"][mode]
         lines.append(
@@ -167,24 +175,32 @@ def report(quality: dict[str, Any], timing: dict[str, Any], args: argparse.Names
         f"| Web2Text (paper, Table 1, same split) | {PAPER['accuracy']:.2f} | "
         f"{PAPER['precision']:.2f} | {PAPER['recall']:.2f} | {PAPER['f1']:.2f} |"
     )
-    f1 = quality["modes"]["viterbi"]["f1"]
+    verdicts = []
+    for model in args.models:
+        f1 = quality["modes"][f"{model}/viterbi"]["f1"]
+        verdicts.append(f"`{model}` {'met' if f1 >= TARGET_F1 else 'NOT met'} ({f1:.3f})")
+    lines += ["", f"Target block F1 >= {TARGET_F1} (Viterbi): {'; '.join(verdicts)}.", ""]
+    if timing is None:
+        return "\n".join(lines)
+    core = timing["core_median"]
     lines += [
-        "",
-        f"Target block F1 >= {TARGET_F1}: {'met' if f1 >= TARGET_F1 else 'NOT met'} ({f1:.3f}).",
-        "",
         f"## Speed: wcxb-dev `{args.speed_split}` ({timing['pages']} pages, median"
-        f" {timing['blocks_median']:.0f} blocks)",
+        f" {timing['blocks_median']:.0f} blocks; model `{args.model or 'web2text'}`)",
+        "",
+        "Per page, after parsing: DOM-leaf segmentation, Collapsed DOM, the 153 features,"
+        " both networks (onnxruntime, one thread) and Viterbi; then the whole `extract` call"
+        f" from the decoded string. Each page's fastest of {args.repeat} runs.",
         "",
         "| ms per page | median | mean | p90 | max |",
         "| --- | ---: | ---: | ---: | ---: |",
-        f"| features + both networks + Viterbi | {timing['core_median']:.2f} |"
+        f"| segmentation + features + both networks + Viterbi | {core:.2f} |"
         f" {timing['core_mean']:.2f} | {timing['core_p90']:.2f} | {timing['core_max']:.1f} |",
-        f"| whole `extract` (parse, clean, segment, all of the above) | "
+        f"| whole `extract` (parse, clean, all of the above, result) | "
         f"{timing['whole_median']:.2f} | {timing['whole_mean']:.2f} | | |",
         "",
         f"Target median <= {TARGET_MS:.0f} ms (features, networks, Viterbi; single-threaded):"
-        f" {'met' if timing['core_median'] <= TARGET_MS else 'NOT met'}"
-        f" ({timing['core_median']:.2f} ms). The paper: 54 ms on a 2.8 GHz laptop.",
+        f" {'met' if core <= TARGET_MS else 'NOT met'} ({core:.2f} ms)."
+        " The paper: 54 ms on a 2.8 GHz laptop.",
         "",
     ]
     return "\n".join(lines)
@@ -196,14 +212,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None, help="ONNX model (default: the shipped one)")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--speed-split", default="dev")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per page (fastest)")
+    parser.add_argument("--no-speed", dest="speed", action="store_false", help="block quality only")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/web2text.md"))
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=["web2text", "cleaneval"],
+        help="models for the block table (shipped names or paths); speed uses --model",
+    )
     args = parser.parse_args(argv)
     for name in ("cleaneval", "wcxb-dev"):
         if not (args.data / name).is_dir():
             print(missing_message(name, args.data).replace("; skipping it", ""), file=sys.stderr)
             return 2
-    quality = block_quality(args.data, args.model, args.limit)
-    timing = speed(args.data, args.model, args.speed_split, args.limit)
+    quality = block_quality(args.data, args.models, args.limit)
+    timing = (
+        speed(args.data, args.model, args.speed_split, args.limit, args.repeat)
+        if args.speed
+        else None
+    )
     text = report(quality, timing, args)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")

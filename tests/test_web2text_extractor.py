@@ -49,6 +49,7 @@ def test_web2text_is_registered_and_the_model_ships_in_the_package():
     meta = load_model().metadata
     assert meta["feature_version"] == "1"
     assert meta["train_pages"] > 100
+    assert load_model("cleaneval").metadata["model"] == "cleaneval"
 
 
 def test_article_paragraphs_are_content_and_navigation_is_not():
@@ -207,3 +208,15 @@ def test_model_card_states_data_metrics_and_command():
     card = (Path(DEFAULT_MODEL).parent / "MODEL_CARD.md").read_text(encoding="utf-8")
     for needle in ("web2text_train", "python benchmarks/train_web2text.py", "F1"):
         assert needle in card
+
+
+def test_shipped_models_are_chosen_by_name():
+    from scrapy_boilerplate.extractors.web2text import shipped_models
+
+    assert {"web2text", "cleaneval"} <= set(shipped_models())
+    r = extract(PAGE, "web2text", model="cleaneval")
+    assert r.extra["model"] == "cleaneval.onnx"
+    assert extract(PAGE, "web2text", model="web2text").extra["model"] == "web2text.onnx"
+    with pytest.raises(BoilerplateError) as err:
+        extract(PAGE, "web2text", model="nosuchmodel")
+    assert "nosuchmodel" in str(err.value)

@@ -566,6 +566,13 @@ class _PathNode:
         while sibling blocks share their ancestors' work.
         """
         if self._dotted is None:
+            parent = self.parent
+            if parent is not None and parent._dotted is not None:  # the common case
+                if self.unwrapped:
+                    self._dotted = parent._dotted
+                else:
+                    self._dotted = f"{parent._dotted}.{self.tag}" if parent._dotted else self.tag
+                return self._dotted
             prefix, chain = self._steps_to_cached("_dotted")
             if len(chain) > _CACHE_CHAIN:
                 tags = [prefix] if prefix else []
@@ -582,6 +589,12 @@ class _PathNode:
         """An XPath naming this element in the tree (every step indexed), cached like
         :meth:`dotted`."""
         if self._xpath is None:
+            parent = self.parent
+            if parent is not None and parent._xpath is not None:  # the common case
+                self._xpath = (
+                    f"{parent._xpath}/{_xpath_step(self.tag, self.element)}[{self.position}]"
+                )
+                return self._xpath
             prefix, chain = self._steps_to_cached("_xpath")
             if len(chain) > _CACHE_CHAIN:
                 self._xpath = prefix + "".join(
@@ -601,7 +614,10 @@ _CACHE_CHAIN = 64
 def _xpath_step(tag: str, el: Any) -> str:
     """``p``, or a name test where a plain step would not work: a namespaced element
     (XHTML parsed as XML) or a prefixed HTML tag such as MS Word's ``o:p``."""
-    if el.tag[0] == "{":
+    raw = el.tag
+    if raw == tag and tag in _PLAIN_STEPS:  # the common case: a lower-case HTML name
+        return tag
+    if raw[0] == "{":
         return f"*[local-name()='{tag}']"
     if _SIMPLE_NAME.match(tag):
         return tag
@@ -609,6 +625,22 @@ def _xpath_step(tag: str, el: Any) -> str:
 
 
 _SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+#: HTML element names that are their own XPath step (checked once, not per element).
+_PLAIN_STEPS = frozenset(
+    {
+        "html", "head", "body", "div", "span", "p", "a", "ul", "ol", "li", "dl", "dt", "dd",
+        "table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption", "colgroup", "col",
+        "h1", "h2", "h3", "h4", "h5", "h6", "b", "i", "u", "s", "em", "strong", "small",
+        "sub", "sup", "code", "pre", "blockquote", "q", "cite", "abbr", "time", "mark",
+        "br", "hr", "img", "figure", "figcaption", "article", "section", "aside", "nav",
+        "header", "footer", "main", "form", "label", "input", "button", "select", "option",
+        "textarea", "fieldset", "legend", "font", "center", "address", "details", "summary",
+        "picture", "source", "video", "audio", "iframe", "noscript", "script", "style",
+        "meta", "link", "title", "base", "wbr", "del", "ins", "kbd", "samp", "var", "dfn",
+        "bdi", "bdo", "ruby", "rt", "rp", "data", "output", "progress", "meter", "menu",
+        "tt", "big", "strike", "nobr", "map", "area", "object", "embed", "param", "svg",
+    }
+)  # fmt: skip
 
 
 def _element_tag(el: Any) -> str:
@@ -876,11 +908,12 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
         up = el.getparent()
         siblings = children.get(up) if up is not None else None
         if event == "end":
-            if el not in removed:
-                if path is not None and path.tag == "a":
+            if el not in removed and path is not None:
+                tag = path.tag  # the node of ``el``
+                if tag == "a":
                     in_link -= 1
-                path = path.parent if path is not None else None
-                if _element_tag(el) not in _VOID:
+                path = path.parent
+                if tag not in _VOID:
                     pos += names[el.tag] + 3
                 if siblings and not children[el]:
                     siblings.pop()  # no text below: the element was the last one appended

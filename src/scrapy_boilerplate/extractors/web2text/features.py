@@ -501,32 +501,44 @@ def _flatten(doc: Document, n: int) -> _Tree:
     element to its node.
     """
     root = doc.collapsed_dom()
-    nodes: list[Any] = []
     parent: list[int] = []
+    depth: list[int] = []
     chain_of: list[int] = []
     path_of: list[int] = []
     chain_ids: dict[tuple[str, ...], int] = {}
-    path_ids: dict[tuple[int, int, tuple[Any, ...]], int] = {}
+    path_ids: dict[tuple[int, int, Any], int] = {}
     owner: dict[Any, int] = {}
     leaf = np.zeros(n, np.int64)
     class_path = np.zeros(n, np.int64)
+    text_chain = chain_ids[("#text",)] = 0
     stack: list[Any] = [root]
     pstack: list[int] = [-1]
     while stack:
         node = stack.pop()
         p = pstack.pop()
-        i = len(nodes)
-        nodes.append(node)
+        i = len(parent)
         parent.append(p)
-        tags = tuple(node.tags)
-        cid = chain_ids.get(tags)
-        if cid is None:
-            cid = chain_ids[tags] = len(chain_ids)
+        depth.append(node.depth)
+        elements = node.elements
+        parent_path = path_of[p] if p >= 0 else -1
+        if not elements:  # a text leaf below a node with several children
+            cid = text_chain
+            classes: Any = None
+        else:
+            tags = tuple(node.tags)
+            cid = chain_ids.get(tags)
+            if cid is None:
+                cid = chain_ids[tags] = len(chain_ids)
+            if len(elements) == 1:
+                el = elements[0]
+                owner[el] = i
+                classes = el.get("class")
+            else:
+                for el in elements:
+                    owner[el] = i
+                classes = tuple([el.get("class") for el in elements])
         chain_of.append(cid)
-        for el in node.elements:
-            owner[el] = i
-        classes = tuple([el.get("class") for el in node.elements])
-        key = (path_of[p] if p >= 0 else -1, cid, classes)
+        key = (parent_path, cid, classes)
         pid = path_ids.get(key)
         if pid is None:
             pid = path_ids[key] = len(path_ids)
@@ -539,7 +551,7 @@ def _flatten(doc: Document, n: int) -> _Tree:
             b = node.block.index
             leaf[b] = i
             class_path[b] = pid
-    m = len(nodes)
+    m = len(parent)
     is_leaf = np.zeros(m, np.int64)
     is_leaf[leaf] = 1
     lo = np.cumsum(is_leaf) - is_leaf
@@ -549,7 +561,7 @@ def _flatten(doc: Document, n: int) -> _Tree:
     hi = lo + np.maximum(np.asarray(size, np.int64), 1) - 1
     return _Tree(
         parent=np.asarray(parent, np.int64),
-        depth=np.fromiter((node.depth for node in nodes), np.int64, m),
+        depth=np.asarray(depth, np.int64),
         lo=lo,
         hi=hi,
         leaf=leaf,
@@ -690,19 +702,37 @@ def _text_columns(
     return out
 
 
-def _tag_matrix(chains: list[tuple[str, ...]], selection: tuple[str, ...]) -> np.ndarray:
-    """One row per distinct tag chain: 1 where the chain holds the selected tag."""
+@lru_cache(maxsize=8)
+def _columns(selection: tuple[str, ...]) -> dict[str, list[int]]:
+    """Tag -> its columns in ``selection`` (a tag may appear twice: ``ul``)."""
     column: dict[str, list[int]] = {}
     for c, tag in enumerate(selection):
         column.setdefault(tag, []).append(c)
+    return column
+
+
+@lru_cache(maxsize=16384)
+def _tag_columns(tags: tuple[str, ...], selection: tuple[str, ...]) -> tuple[int, ...]:
+    """The columns of ``selection`` that a chain of merged tags sets (cached: pages of one
+    site repeat their chains)."""
+    column = _columns(selection)
+    out: list[int] = []
+    for tag in tags:
+        cols = column.get(tag)
+        if cols is None:
+            cols = column.get(_local(tag))
+        if cols:
+            out.extend(cols)
+    return tuple(out)
+
+
+def _tag_matrix(chains: list[tuple[str, ...]], selection: tuple[str, ...]) -> np.ndarray:
+    """One row per distinct tag chain: 1 where the chain holds the selected tag."""
     rows = np.zeros((len(chains), len(selection)), np.float32)
     for r, tags in enumerate(chains):
-        for tag in tags:
-            cols = column.get(tag)
-            if cols is None:
-                cols = column.get(_local(tag))
-            if cols:
-                rows[r, cols] = 1.0
+        cols = _tag_columns(tags, selection)
+        if cols:
+            rows[r, cols] = 1.0
     return rows
 
 
