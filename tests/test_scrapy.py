@@ -551,6 +551,29 @@ async def test_process_pool_warm_up_starts_every_worker():
 
 
 @deferred_f_from_coro_f
+async def test_a_pool_replaced_after_a_timeout_is_warmed_before_pages_reach_it():
+    import time as _time
+
+    from scrapy_boilerplate._execution import ExtractionTimeout
+
+    runner = Runner("process", workers=1, timeout=1.0)
+    try:
+        await runner.warm_up("justext")
+        with pytest.raises(ExtractionTimeout):
+            await runner.run(_time.sleep, 5.0)
+        assert runner.restarts == 1 and runner._executor is None
+        # The next page starts a new pool; its worker is started and warmed outside the
+        # page's timeout, so the page's own time is all that counts.
+        result, _ = await runner.run(len, "abc")  # no ExtractionTimeout
+        assert result == 3
+        assert runner._warmed == runner._generation == 1
+        processes = runner._executor._processes  # type: ignore[union-attr]
+        assert len(processes) == 1
+    finally:
+        runner.close()
+
+
+@deferred_f_from_coro_f
 async def test_gc_freeze_at_spider_open_unless_turned_off():
     import gc
 

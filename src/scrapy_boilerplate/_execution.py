@@ -9,7 +9,10 @@ callers wait their turn, so memory stays bounded whatever the download rate.
 
 A page over ``timeout`` raises :class:`ExtractionTimeout`. A thread cannot be killed:
 its result is dropped when it comes. A process can: the pool is torn down and
-replaced, and the other pages it held are submitted again once.
+replaced, and the other pages it held are submitted again once. Every new pool is
+warmed up (its workers started and the extractor imported) before pages are sent to
+it, so a worker's start-up, seconds on a loaded machine, never counts against a page's
+timeout: without that, one timeout could make the next pages time out in turn.
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ class Runner:
         self._generation = 0
         self._slots: asyncio.Semaphore | None = None
         self.restarts = 0
+        self._warmed = -1  # the pool generation whose workers are started
+        self._warm_lock: asyncio.Lock | None = None
+        self._warm_extractor: str | None = None
 
     # The semaphore must be made on the running loop (the reactor's), not at import time.
     def _semaphore(self) -> asyncio.Semaphore:
@@ -88,9 +94,28 @@ class Runner:
         """
         if self.mode != "process":
             return
-        pool = self._pool()
-        futures = [pool.submit(_warm, extractor) for _ in range(self.workers)]
-        await asyncio.gather(*(asyncio.wrap_future(f) for f in futures))
+        self._warm_extractor = extractor
+        await self._ensure_warm()
+
+    async def _ensure_warm(self) -> None:
+        """Start the current pool's workers (once per pool), outside any page's timeout."""
+        if self._warmed == self._generation and self._executor is not None:
+            return
+        if self._warm_lock is None:
+            self._warm_lock = asyncio.Lock()
+        async with self._warm_lock:
+            if self._warmed == self._generation and self._executor is not None:
+                return
+            generation = self._generation
+            pool = self._pool()
+            extractor = self._warm_extractor
+            futures = [pool.submit(_warm, extractor) for _ in range(self.workers)]
+            try:
+                await asyncio.gather(*(asyncio.wrap_future(f) for f in futures))
+            except BrokenProcessPool:
+                self._restart(generation)
+                raise
+            self._warmed = generation
 
     async def offload(self, func: Callable[..., Any], *args: Any) -> Any:
         """``func(*args)`` in a helper thread (inline mode: right here).
@@ -121,6 +146,12 @@ class Runner:
         self, func: Callable[..., Any], args: tuple[Any, ...]
     ) -> tuple[Any, float]:
         for attempt in (1, 2):
+            try:
+                await self._ensure_warm()
+            except BrokenProcessPool:
+                if attempt == 2:
+                    raise
+                continue
             generation = self._generation
             pool = self._pool()
             try:
@@ -166,10 +197,11 @@ class Runner:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _warm(extractor: str) -> None:
+def _warm(extractor: str | None) -> None:
     from .settings import resolve_extractor
 
-    resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")
+    if extractor is not None:
+        resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")
     time.sleep(0.05)  # hold this worker a moment so every worker gets one call
 
 
