@@ -75,7 +75,7 @@ def block_quality(data: Path, models: list[str], limit: int | None) -> dict[str,
         pages += 1
         blocks += len(gold)
         for mode in modes:
-            model, _, how = mode.partition("/")
+            model, _, how = mode.rpartition("/")
             result = extract(page.html, "web2text", model=model, unary_only=how == "unary")
             labels = [b.label == "content" for b in result.blocks]
             if len(labels) != len(gold):
