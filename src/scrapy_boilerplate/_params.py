@@ -26,7 +26,16 @@ class Param:
 
     def allowed(self) -> str:
         """Describe the allowed values, for error messages and --help."""
-        if self.choices is not None:
+        if self.type is dict:
+            lo = "" if self.minimum is None else f" >= {self.minimum}"
+            hi = "" if self.maximum is None else f" <= {self.maximum}"
+            text = (
+                "a mapping (or JSON object) of names to numbers"
+                + lo
+                + (" and" if lo and hi else "")
+                + hi
+            )
+        elif self.choices is not None:
             text = "one of " + ", ".join(repr(c) for c in self.choices)
         elif self.type is bool:
             text = "true or false"
@@ -45,6 +54,8 @@ class Param:
             if self.nullable:
                 return None
             raise self._error(value)
+        if self.type is dict:
+            return self._coerce_mapping(value)
         try:
             if self.type is bool:
                 if isinstance(value, str):
@@ -79,6 +90,31 @@ class Param:
         if self.maximum is not None and value > self.maximum:
             raise self._error(value)
         return value
+
+    def _coerce_mapping(self, value: Any) -> dict[str, float]:
+        """A mapping param: given entries override the default's (so one tag can be changed
+        alone); a JSON object string is accepted from the command line and settings."""
+        if isinstance(value, str):
+            import json
+
+            try:
+                value = json.loads(value)
+            except ValueError:
+                raise self._error(value) from None
+        if not isinstance(value, Mapping):
+            raise self._error(value)
+        out = dict(self.default or {})
+        for key, v in value.items():
+            if not isinstance(key, str) or isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise self._error(value)
+            if (
+                v != v
+                or (self.minimum is not None and v < self.minimum)
+                or (self.maximum is not None and v > self.maximum)
+            ):
+                raise self._error(value)
+            out[key] = v
+        return out
 
     def _error(self, value: Any) -> InvalidParameter:
         return InvalidParameter(

@@ -32,6 +32,7 @@ _BUILTIN: dict[str, str] = {
     "justext": "scrapy_boilerplate.extractors.justext:JustextExtractor",
     "cnr": "scrapy_boilerplate.extractors.cnr:CNRExtractor",
     "web2text": "scrapy_boilerplate.extractors.web2text:Web2TextExtractor",
+    "vips": "scrapy_boilerplate.extractors.vips:VipsExtractor",
 }
 
 

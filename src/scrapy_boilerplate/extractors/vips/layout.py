@@ -1,0 +1,422 @@
+"""The layout VIPS reads: a tree of boxes with the visual cues of the TR (section 4.1).
+
+One model, two providers. A :class:`Layout` is built either from a Chromium
+``DOMSnapshot.captureSnapshot`` (:func:`from_snapshot`, the rendered layout; see
+:mod:`.render`) or from the HTML alone (:mod:`.static`, approximate). Both give the same
+:class:`LNode` tree, and a layout serialises to plain JSON (:meth:`Layout.to_json`) so the
+algorithm's tests run on recorded layouts without a browser.
+
+The JSON form is flat (one row per node, in document order, with the parent's row number),
+so a 10 000-deep page serialises without recursion.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Computed styles asked of Chromium, in this order (``DOMSnapshot.captureSnapshot``).
+SNAPSHOT_STYLES = (
+    "display",
+    "visibility",
+    "opacity",
+    "background-color",
+    "font-size",
+    "font-weight",
+)
+
+TEXT = "#text"
+WHITE = (255, 255, 255)
+LAYOUT_FORMAT = 1
+
+
+class Boxed:
+    """Edges and area of anything with a box ``x, y, w, h``."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    @property
+    def area(self) -> float:
+        return self.w * self.h
+
+    @property
+    def right(self) -> float:
+        return self.x + self.w
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.h
+
+
+@dataclass(eq=False)
+class LNode(Boxed):
+    """One DOM node with its box and the cues VIPS uses.
+
+    ``tag`` is the lower-case tag, or ``"#text"`` for a text node (whose ``text`` is the
+    string). ``x, y, w, h`` is the border box in page coordinates (CSS pixels); a node the
+    browser did not render has ``w == h == 0``. ``background`` is the node's own opaque
+    background colour as ``(r, g, b)``, or None where it is transparent (VIPS compares the
+    colour a reader sees: :meth:`seen_background` resolves it to the nearest ancestor that
+    paints one). ``font_size`` is in pixels, ``font_weight`` numeric (400 normal, 700
+    bold).
+    """
+
+    tag: str
+    x: float = 0.0
+    y: float = 0.0
+    w: float = 0.0
+    h: float = 0.0
+    display: str = "block"
+    visible: bool = True
+    background: tuple[int, int, int] | None = None
+    font_size: float = 16.0
+    font_weight: int = 400
+    text: str = ""
+    children: list[LNode] = field(default_factory=list)
+    parent: LNode | None = field(default=None, repr=False)
+    xpath: str = ""
+
+    @property
+    def is_text(self) -> bool:
+        return self.tag == TEXT
+
+    def seen_background(self) -> tuple[int, int, int]:
+        """The background colour a reader sees behind this node (white at the root)."""
+        node: LNode | None = self
+        while node is not None:
+            if node.background is not None:
+                return node.background
+            node = node.parent
+        return WHITE
+
+    def iter(self) -> Iterator[LNode]:
+        """This node and its descendants in document order (iterative)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def text_content(self) -> str:
+        """The text below this node, whitespace collapsed, a line break between block-level
+        parts (``display`` not inline) so paragraphs stay apart."""
+        parts: list[str] = []
+        stack: list[LNode | str] = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                parts.append(item)
+                continue
+            if item.is_text:
+                parts.append(item.text)
+                continue
+            breaks = not item.display.startswith("inline") and item is not self
+            if breaks or item.tag == "br":
+                parts.append("\n")
+                stack.append("\n")
+            stack.extend(reversed(item.children))
+        lines = (" ".join(line.split()) for line in "".join(parts).split("\n"))
+        return "\n".join(line for line in lines if line)
+
+
+@dataclass(eq=False)
+class Layout:
+    """A page's layout: the ``root`` node (``<html>`` or ``<body>``) and the page size."""
+
+    root: LNode
+    width: float
+    height: float
+    source: str = "static"  # "rendered" (Chromium) or "static" (approximate, from the HTML)
+    url: str | None = None
+
+    def nodes(self) -> Iterator[LNode]:
+        return self.root.iter()
+
+    def body(self) -> LNode:
+        """The ``<body>`` node (the first round's sub-page), else the root."""
+        for child in self.root.children:
+            if child.tag == "body":
+                return child
+        return self.root
+
+    # -- JSON ---------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON: ``nodes`` rows ``[parent_row, tag, x, y, w, h, display, visible,
+        background, font_size, font_weight, text, xpath]`` in document order."""
+        rows: list[list[Any]] = []
+        row_of: dict[int, int] = {}
+        for node in self.root.iter():
+            row_of[id(node)] = len(rows)
+            parent = row_of[id(node.parent)] if node.parent is not None else -1
+            bg = node.background
+            rows.append(
+                [
+                    parent,
+                    node.tag,
+                    round(node.x, 2),
+                    round(node.y, 2),
+                    round(node.w, 2),
+                    round(node.h, 2),
+                    node.display,
+                    int(node.visible),
+                    "#{:02x}{:02x}{:02x}".format(*bg) if bg is not None else None,
+                    round(node.font_size, 2),
+                    node.font_weight,
+                    node.text,
+                    node.xpath,
+                ]
+            )
+        return {
+            "format": LAYOUT_FORMAT,
+            "source": self.source,
+            "url": self.url,
+            "width": self.width,
+            "height": self.height,
+            "nodes": rows,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Layout:
+        """The inverse of :meth:`to_json`; also accepts a raw CDP snapshot."""
+        if "documents" in data and "strings" in data:
+            return from_snapshot(data)
+        if data.get("format") != LAYOUT_FORMAT or not data.get("nodes"):
+            raise ValueError("not a scrapy-boilerplate layout (format 1) nor a CDP snapshot")
+        nodes: list[LNode] = []
+        for row in data["nodes"]:
+            parent_row, tag, x, y, w, h, display, visible, bg, fs, fw, text, xpath = row
+            node = LNode(
+                tag,
+                x,
+                y,
+                w,
+                h,
+                display,
+                bool(visible),
+                _hex_rgb(bg),
+                fs,
+                fw,
+                text,
+                xpath=xpath,
+            )
+            if parent_row >= 0:
+                parent = nodes[parent_row]
+                node.parent = parent
+                parent.children.append(node)
+            nodes.append(node)
+        return cls(nodes[0], data["width"], data["height"], data.get("source", "static"),
+                   data.get("url"))  # fmt: skip
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), ensure_ascii=False), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Layout:
+        """A layout or a raw CDP snapshot from a JSON file."""
+        return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def _hex_rgb(value: str | None) -> tuple[int, int, int] | None:
+    if not value:
+        return None
+    v = value.lstrip("#")
+    return int(v[0:2], 16), int(v[2:4], 16), int(v[4:6], 16)
+
+
+# ---------------------------------------------------------------------------------------------
+# CSS values
+
+_RGB = re.compile(r"rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)(?:\s*[,/]\s*([\d.]+%?))?\s*\)")
+_NAMED = {
+    "white": WHITE,
+    "black": (0, 0, 0),
+    "red": (255, 0, 0),
+    "green": (0, 128, 0),
+    "blue": (0, 0, 255),
+    "yellow": (255, 255, 0),
+    "gray": (128, 128, 128),
+    "grey": (128, 128, 128),
+    "silver": (192, 192, 192),
+    "navy": (0, 0, 128),
+    "maroon": (128, 0, 0),
+    "orange": (255, 165, 0),
+    "purple": (128, 0, 128),
+    "teal": (0, 128, 128),
+    "lime": (0, 255, 0),
+    "aqua": (0, 255, 255),
+    "fuchsia": (255, 0, 255),
+    "olive": (128, 128, 0),
+}
+
+
+def parse_color(value: str | None) -> tuple[int, int, int] | None:
+    """``rgb(...)``, ``rgba(...)``, ``#rgb``, ``#rrggbb`` or a basic colour name as
+    ``(r, g, b)``; None for transparent (alpha 0), ``transparent`` or anything unparsable.
+
+    A half-transparent colour counts as painted: VIPS asks whether a reader sees a change.
+    """
+    if not value:
+        return None
+    v = value.strip().lower()
+    m = _RGB.match(v)
+    if m:
+        alpha = m.group(4)
+        if alpha is not None:
+            a = float(alpha[:-1]) / 100 if alpha.endswith("%") else float(alpha)
+            if a <= 0:
+                return None
+        return tuple(min(255, round(float(m.group(i)))) for i in (1, 2, 3))  # type: ignore[return-value]
+    if v.startswith("#"):
+        h = v[1:]
+        if len(h) in (3, 4):
+            h = "".join(c * 2 for c in h[:3])
+        if len(h) in (6, 8) and all(c in "0123456789abcdef" for c in h):
+            if len(h) == 8 and h[6:8] == "00":
+                return None
+            return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
+        return None
+    return _NAMED.get(v)
+
+
+def parse_px(value: str | None, default: float = 16.0) -> float:
+    """``"16px"`` -> 16.0 (never a string comparison: ``'16px' < '9px'`` is a known port bug)."""
+    if not value:
+        return default
+    try:
+        return float(value.strip().removesuffix("px"))
+    except ValueError:
+        return default
+
+
+def parse_weight(value: str | None) -> int:
+    """A computed ``font-weight`` (``"700"``, ``"bold"``) as a number."""
+    if not value:
+        return 400
+    v = value.strip().lower()
+    if v == "bold" or v == "bolder":
+        return 700
+    if v == "normal" or v == "lighter":
+        return 400
+    try:
+        return int(float(v))
+    except ValueError:
+        return 400
+
+
+# ---------------------------------------------------------------------------------------------
+# XPaths
+
+
+def assign_xpaths(root: LNode) -> None:
+    """``/html[1]/body[1]/div[2]`` for elements, ``.../text()[k]`` for text nodes."""
+    root.xpath = f"/{root.tag}[1]"
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        counts: dict[str, int] = {}
+        for child in node.children:
+            step = "text()" if child.is_text else child.tag
+            counts[step] = counts.get(step, 0) + 1
+            child.xpath = f"{node.xpath}/{step}[{counts[step]}]"
+            stack.append(child)
+
+
+# ---------------------------------------------------------------------------------------------
+# Chromium's DOMSnapshot
+
+
+def from_snapshot(snapshot: dict[str, Any], styles: Sequence[str] = SNAPSHOT_STYLES) -> Layout:
+    """A :class:`Layout` from a CDP ``DOMSnapshot.captureSnapshot`` result.
+
+    ``styles`` is the ``computedStyles`` list the snapshot was taken with. The main frame's
+    document is used; an iframe is a box of its own (its document is not entered). Nodes the
+    browser did not lay out (``display: none``, ``<head>``) get an empty box. Text nodes take
+    their font from their parent element (the TR's cues are per element).
+    """
+    strings: list[str] = snapshot["strings"]
+    doc = snapshot["documents"][0]
+    nodes = doc["nodes"]
+    layout = doc["layout"]
+    parents: list[int] = nodes["parentIndex"]
+    types: list[int] = nodes["nodeType"]
+    names: list[int] = nodes["nodeName"]
+    values: list[int] = nodes["nodeValue"]
+    col = {name: i for i, name in enumerate(styles)}
+
+    def s(i: int) -> str:
+        return strings[i] if i >= 0 else ""
+
+    box: dict[int, tuple[list[float], list[int]]] = {}
+    for k, ni in enumerate(layout["nodeIndex"]):
+        box.setdefault(ni, (layout["bounds"][k], layout["styles"][k]))
+
+    made: dict[int, LNode] = {}
+    counts: dict[int, dict[str, int]] = {}  # XPath step counts per parent (blank texts too)
+    root: LNode | None = None
+    for i, kind in enumerate(types):
+        p = parents[i]
+        parent = made.get(p)
+        if kind == 1:
+            tag = s(names[i]).lower()
+            if parent is None and (root is not None or tag != "html"):
+                continue  # outside <html> (or a second root): not page content
+            node = LNode(tag)
+            step = tag
+        elif kind == 3 and parent is not None:
+            step = "text()"
+            text = s(values[i])
+            if not text.strip() or parent.tag in ("script", "style"):
+                seen = counts.setdefault(p, {})
+                seen[step] = seen.get(step, 0) + 1
+                continue
+            node = LNode(TEXT, text=text, display="inline")
+        else:
+            continue
+        if parent is None:
+            node.xpath = f"/{step}[1]"
+        else:
+            seen = counts.setdefault(p, {})
+            n = seen[step] = seen.get(step, 0) + 1
+            node.xpath = f"{parent.xpath}/{step}[{n}]"
+        entry = box.get(i)
+        if entry is not None:
+            (x, y, w, h), st = entry
+            node.x, node.y, node.w, node.h = x, y, w, h
+
+            def style(name: str, st: list[int] = st) -> str | None:
+                j = col.get(name)
+                return s(st[j]) if j is not None and j < len(st) else None
+
+            if kind == 1:
+                node.display = style("display") or "block"
+                node.background = parse_color(style("background-color"))
+                node.font_size = parse_px(style("font-size"))
+                node.font_weight = parse_weight(style("font-weight"))
+            visibility = style("visibility")
+            opacity = style("opacity")
+            node.visible = visibility not in ("hidden", "collapse") and opacity not in ("0",)
+        else:
+            node.visible = False
+            if kind == 1:
+                node.display = "none"
+        if kind == 3 and parent is not None:
+            node.font_size, node.font_weight = parent.font_size, parent.font_weight
+            node.visible = node.visible and parent.visible
+        if parent is None:
+            root = node
+        else:
+            node.parent = parent
+            parent.children.append(node)
+        made[i] = node
+    if root is None:
+        root = LNode("html", display="none", visible=False, xpath="/html[1]")
+    width = float(doc.get("contentWidth") or root.w)
+    height = float(doc.get("contentHeight") or root.h)
+    return Layout(root, width, height, "rendered", s(doc.get("documentURL", -1)) or None)

@@ -1,0 +1,140 @@
+"""The rendered layout provider: headless Chromium through Playwright, one CDP
+``DOMSnapshot.captureSnapshot`` call per page.
+
+Playwright is an optional extra (``pip install -e .[vips]``) and drives the system Chromium
+(Debian's ``chromium`` package, :data:`CHROMIUM`); no browser is ever downloaded. Requests
+that are not ``file:``, ``data:`` or ``about:`` are aborted unless ``offline=False``, and
+every top-level navigation after the first is aborted (a ``<meta http-equiv=refresh>``
+would otherwise replace the page), so a render never waits on the network.
+
+In a crawl, scrapy-playwright renders the page; :func:`capture_snapshot` takes the snapshot
+from its Playwright page (see docs/vips.md).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from .layout import SNAPSHOT_STYLES
+
+#: Chromium's path; ``SCRAPY_BOILERPLATE_CHROMIUM`` overrides it.
+CHROMIUM = os.environ.get("SCRAPY_BOILERPLATE_CHROMIUM", "/usr/bin/chromium")
+
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+class RenderError(RuntimeError):
+    """Rendering failed: no browser, a crash, or the page did not load in time."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+SNAPSHOT_PARAMS = {"computedStyles": list(SNAPSHOT_STYLES)}
+
+
+async def capture_snapshot(page: Any) -> dict[str, Any]:
+    """The CDP snapshot of a Playwright (async API) page, e.g. scrapy-playwright's
+    ``response.meta["playwright_page"]``."""
+    session = await page.context.new_cdp_session(page)
+    try:
+        return await session.send("DOMSnapshot.captureSnapshot", SNAPSHOT_PARAMS)
+    finally:
+        await session.detach()
+
+
+def render_snapshot(
+    html: str | None = None,
+    *,
+    url: str | None = None,
+    width: int = 1366,
+    height: int = 768,
+    timeout: float = 30.0,
+    javascript: bool = True,
+    offline: bool = True,
+) -> dict[str, Any]:
+    """Render ``html`` (a string) or ``url`` (``file:`` or, with ``offline=False``, any URL)
+    in headless Chromium and return its CDP snapshot (plain JSON) with ``timings``.
+
+    ``timeout`` bounds the whole render in seconds (launch, load, snapshot). Pages that grow
+    as they are scrolled are not scrolled: the snapshot is the layout after the load event. Raises
+    :class:`RenderError` (``reason`` ``no-browser``, ``timeout`` or ``crash``).
+    """
+    if (html is None) == (url is None):
+        raise ValueError("give exactly one of html and url")
+    try:
+        from playwright.sync_api import Error as PlaywrightError
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        raise RenderError(
+            "no-browser", "Playwright is not installed: pip install -e '.[vips]'"
+        ) from None
+    if not Path(CHROMIUM).exists():
+        raise RenderError("no-browser", f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    deadline = time.monotonic() + timeout
+
+    def left_ms() -> float:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise RenderError("timeout", f"rendering took more than {timeout} s")
+        return left * 1000
+
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=CHROMIUM, args=LAUNCH_ARGS, timeout=left_ms()
+            )
+            try:
+                context = browser.new_context(
+                    viewport={"width": width, "height": height}, java_script_enabled=javascript
+                )
+                started: list[str] = []
+
+                def on_route(route: Any) -> Any:
+                    req = route.request
+                    if req.is_navigation_request() and req.frame.parent_frame is None:
+                        if started:
+                            return route.abort("aborted")
+                        started.append(req.url)
+                    if not offline or req.url.startswith(("file:", "data:", "about:")):
+                        return route.continue_()
+                    return route.abort()
+
+                context.route("**/*", on_route)
+                page = context.new_page()
+                page.set_default_timeout(left_ms())
+                timings["launch_s"] = time.perf_counter() - t0
+                if html is not None:
+                    page.set_content(html, wait_until="load", timeout=left_ms())
+                else:
+                    page.goto(url, wait_until="load", timeout=left_ms())
+                timings["load_s"] = time.perf_counter() - t0 - timings["launch_s"]
+                session = context.new_cdp_session(page)
+                t1 = time.perf_counter()
+                left_ms()
+                snapshot = session.send("DOMSnapshot.captureSnapshot", SNAPSHOT_PARAMS)
+                timings["snapshot_s"] = time.perf_counter() - t1
+            finally:
+                browser.close()
+    except PlaywrightTimeout as exc:
+        raise RenderError("timeout", str(exc).splitlines()[0]) from None
+    except PlaywrightError as exc:
+        raise RenderError("crash", str(exc).splitlines()[0]) from None
+    snapshot["timings"] = timings
+    return snapshot
