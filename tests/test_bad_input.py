@@ -13,7 +13,7 @@ import pytest
 
 from scrapy_boilerplate import Extraction, UnsupportedInput, extract, parse
 
-METHODS = ["justext"] + (["cnr"] if importlib.util.find_spec("numpy") else [])
+METHODS = ["justext", "vips"] + (["cnr"] if importlib.util.find_spec("numpy") else [])
 
 
 def check(result: Extraction) -> Extraction:

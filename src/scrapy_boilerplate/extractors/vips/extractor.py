@@ -338,8 +338,9 @@ class VipsExtractor(Extractor):
         )
         blocks: list[Block] = []
         offset = 0
+        texts: dict[int, str] = {}
         for leaf, content, density in zip(leaves, labels, densities, strict=True):
-            text = leaf.text()
+            text = texts[id(leaf)] = leaf.text()
             if not text:
                 continue
             node = leaf.nodes[0]
@@ -374,7 +375,7 @@ class VipsExtractor(Extractor):
             "layout": layout.source,
             "page_size": [layout.width, layout.height],
             "main_block": main.id,
-            "tree": tree_to_dict(page),
+            "tree": tree_to_dict(page, texts=texts),
             "timings": {k: round(float(v), 6) for k, v in timings.items()},
         }
         return Extraction.from_blocks(blocks, self.name, dict(params), extra=extra)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
@@ -70,11 +72,35 @@ def render_snapshot(
     in headless Chromium and return its CDP snapshot (plain JSON) with ``timings``.
 
     ``timeout`` bounds the whole render in seconds (launch, load, snapshot). Pages that grow
-    as they are scrolled are not scrolled: the snapshot is the layout after the load event. Raises
-    :class:`RenderError` (``reason`` ``no-browser``, ``timeout`` or ``crash``).
+    as they are scrolled are not scrolled: the snapshot is the layout after the load event.
+    Raises :class:`RenderError` (``reason`` ``no-browser``, ``timeout`` or ``crash``).
+
+    Playwright's sync API refuses to run where an asyncio loop runs (a Scrapy crawl, an
+    async test), so the browser is driven from a thread of its own.
     """
     if (html is None) == (url is None):
         raise ValueError("give exactly one of html and url")
+    pool = ThreadPoolExecutor(1, thread_name_prefix="vips-render")
+    try:
+        future = pool.submit(_render, html, url, width, height, timeout, javascript, offline)
+        try:
+            return future.result(timeout + 15)  # the render bounds itself; this is a backstop
+        except FutureTimeout:
+            raise RenderError("timeout", f"rendering took more than {timeout} s") from None
+    finally:
+        pool.shutdown(wait=False)
+
+
+def _render(
+    html: str | None,
+    url: str | None,
+    width: int,
+    height: int,
+    timeout: float,
+    javascript: bool,
+    offline: bool,
+) -> dict[str, Any]:
+    """:func:`render_snapshot`'s work, in the calling (render) thread."""
     try:
         from playwright.sync_api import Error as PlaywrightError
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
