@@ -167,3 +167,35 @@ def test_cleaneval_alignment_tolerates_a_small_drift():
     source = "<body><p>Skip this</p><p>Keep this one</p></body>"
     aligned = _aligned(source, "Keep this one")[3:]  # three characters fewer before the gold
     assert [b.content for b in cleaneval_blocks(source, aligned)] == [False, True]
+
+
+def test_extended_bcubed_worked_example():
+    """kreuzer.README.md's example: leaves a-d; gold X={a,b,c} holding Y={a,b}, and Z={d};
+    prediction S1={a,b}, S2={c,d}."""
+    from scrapy_boilerplate.benchmark.segmentation import extended_bcubed
+
+    units = {u: 1.0 for u in "abcd"}
+    predicted = [{"a", "b"}, {"c", "d"}]
+    all_levels = extended_bcubed(units, predicted, [{"a", "b", "c"}, {"a", "b"}, {"d"}])
+    assert all_levels.precision == pytest.approx(0.75)
+    assert all_levels.recall == pytest.approx(0.5)
+    assert all_levels.f1 == pytest.approx(0.6)
+    level1 = extended_bcubed(units, predicted, [{"a", "b", "c"}, {"d"}])
+    assert (level1.precision, level1.recall) == (pytest.approx(0.75), pytest.approx(2 / 3))
+    finest = extended_bcubed(units, predicted, [{"a", "b"}, {"c"}, {"d"}])
+    assert (finest.precision, finest.recall, finest.f1) == (
+        pytest.approx(0.75),
+        pytest.approx(1.0),
+        pytest.approx(6 / 7),
+    )
+
+
+def test_extended_bcubed_weights_count_like_repeated_units():
+    from scrapy_boilerplate.benchmark.segmentation import extended_bcubed
+
+    weighted = extended_bcubed({"a": 2.0, "b": 1.0}, [{"a", "b"}], [{"a"}, {"b"}])
+    repeated = extended_bcubed(
+        {"a1": 1.0, "a2": 1.0, "b": 1.0}, [{"a1", "a2", "b"}], [{"a1", "a2"}, {"b"}]
+    )
+    assert weighted.precision == pytest.approx(repeated.precision)
+    assert weighted.recall == pytest.approx(repeated.recall) == 1.0

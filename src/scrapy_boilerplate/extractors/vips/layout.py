@@ -82,6 +82,7 @@ class LNode(Boxed):
     children: list[LNode] = field(default_factory=list)
     parent: LNode | None = field(default=None, repr=False)
     xpath: str = ""
+    attrs: dict[str, str] = field(default_factory=dict, repr=False)  # only those asked for
 
     @property
     def is_text(self) -> bool:
@@ -332,10 +333,16 @@ def assign_xpaths(root: LNode) -> None:
 # Chromium's DOMSnapshot
 
 
-def from_snapshot(snapshot: dict[str, Any], styles: Sequence[str] = SNAPSHOT_STYLES) -> Layout:
+def from_snapshot(
+    snapshot: dict[str, Any],
+    styles: Sequence[str] = SNAPSHOT_STYLES,
+    attributes: Sequence[str] = (),
+) -> Layout:
     """A :class:`Layout` from a CDP ``DOMSnapshot.captureSnapshot`` result.
 
-    ``styles`` is the ``computedStyles`` list the snapshot was taken with. The main frame's
+    ``styles`` is the ``computedStyles`` list the snapshot was taken with; the element
+    attributes named in ``attributes`` are kept in :attr:`LNode.attrs` (e.g. an evaluation's
+    ground truth). The main frame's
     document is used; an iframe is a box of its own (its document is not entered). Nodes the
     browser did not lay out (``display: none``, ``<head>``) get an empty box. Text nodes take
     their font from their parent element (the TR's cues are per element).
@@ -349,6 +356,8 @@ def from_snapshot(snapshot: dict[str, Any], styles: Sequence[str] = SNAPSHOT_STY
     names: list[int] = nodes["nodeName"]
     values: list[int] = nodes["nodeValue"]
     col = {name: i for i, name in enumerate(styles)}
+    wanted = frozenset(attributes)
+    attr_lists: list[list[int]] = nodes.get("attributes", [])
 
     def s(i: int) -> str:
         return strings[i] if i >= 0 else ""
@@ -369,6 +378,12 @@ def from_snapshot(snapshot: dict[str, Any], styles: Sequence[str] = SNAPSHOT_STY
                 continue  # outside <html> (or a second root): not page content
             node = LNode(tag)
             step = tag
+            if wanted:
+                flat = attr_lists[i]
+                for k in range(0, len(flat) - 1, 2):
+                    name = s(flat[k])
+                    if name in wanted:
+                        node.attrs[name] = s(flat[k + 1])
         elif kind == 3 and parent is not None:
             step = "text()"
             text = s(values[i])

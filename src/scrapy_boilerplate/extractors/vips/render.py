@@ -67,6 +67,7 @@ def render_snapshot(
     timeout: float = 30.0,
     javascript: bool = True,
     offline: bool = True,
+    content: bool = False,
 ) -> dict[str, Any]:
     """Render ``html`` (a string) or ``url`` (``file:`` or, with ``offline=False``, any URL)
     in headless Chromium and return its CDP snapshot (plain JSON) with ``timings``.
@@ -74,6 +75,7 @@ def render_snapshot(
     ``timeout`` bounds the whole render in seconds (launch, load, snapshot). Pages that grow
     as they are scrolled are not scrolled: the snapshot is the layout after the load event.
     Raises :class:`RenderError` (``reason`` ``no-browser``, ``timeout`` or ``crash``).
+    ``content=True`` adds the rendered DOM serialised as HTML under ``"html"``.
 
     Playwright's sync API refuses to run where an asyncio loop runs (a Scrapy crawl, an
     async test), so the browser is driven from a thread of its own.
@@ -82,7 +84,9 @@ def render_snapshot(
         raise ValueError("give exactly one of html and url")
     pool = ThreadPoolExecutor(1, thread_name_prefix="vips-render")
     try:
-        future = pool.submit(_render, html, url, width, height, timeout, javascript, offline)
+        future = pool.submit(
+            _render, html, url, width, height, timeout, javascript, offline, content
+        )
         try:
             return future.result(timeout + 15)  # the render bounds itself; this is a backstop
         except FutureTimeout:
@@ -99,6 +103,7 @@ def _render(
     timeout: float,
     javascript: bool,
     offline: bool,
+    content: bool,
 ) -> dict[str, Any]:
     """:func:`render_snapshot`'s work, in the calling (render) thread."""
     try:
@@ -156,6 +161,8 @@ def _render(
                 left_ms()
                 snapshot = session.send("DOMSnapshot.captureSnapshot", SNAPSHOT_PARAMS)
                 timings["snapshot_s"] = time.perf_counter() - t1
+                if content:
+                    snapshot["html"] = page.content()
             finally:
                 browser.close()
     except PlaywrightTimeout as exc:
