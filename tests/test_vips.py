@@ -416,3 +416,15 @@ def test_empty_and_one_block_pages(html):
     result = sb.extract(html, extractor="vips")
     assert isinstance(result.main_text, str)
     json.dumps(result.to_dict())
+
+
+def test_cli_png_needs_vips_and_an_output_file(capsys):
+    from scrapy_boilerplate.cli import EXIT_USAGE, main
+
+    page = str(PAGES / "article.html")
+    assert main(["extract", "--extractor", "justext", "--format", "png", "-o", "x.png", page]) == (
+        EXIT_USAGE
+    )
+    assert "use --extractor vips" in capsys.readouterr().err
+    assert main(["extract", "--extractor", "vips", "--format", "png", page]) == EXIT_USAGE
+    assert "--output" in capsys.readouterr().err

@@ -54,3 +54,16 @@ def test_network_requests_are_aborted_offline():
     layout = from_snapshot(render_snapshot(html, timeout=20))
     assert any(n.text == "offline page" for n in layout.nodes())
     assert time.monotonic() - start < 20
+
+
+def test_cli_png_outlines_the_visual_blocks(tmp_path):
+    from scrapy_boilerplate.cli import main
+
+    out = tmp_path / "blocks.png"
+    code = main(["extract", "--extractor", "vips", "--format", "png", "-o", str(out),
+                 str(PAGES / "article.html")])  # fmt: skip
+    assert code == 0
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width = int.from_bytes(data[16:20], "big")
+    assert width == 1366

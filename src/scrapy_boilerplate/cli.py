@@ -40,7 +40,7 @@ from .result import Extraction
 
 PROG = "scrapy-boilerplate"
 DEFAULT_EXTRACTOR = "justext"
-FORMATS = ("text", "json", "markdown", "html")
+FORMATS = ("text", "json", "markdown", "html", "png")
 URL_TIMEOUT = 30.0
 #: Bytes read from a URL at most (one more than the parser's default page limit).
 URL_MAX_BYTES = 64 * 1024 * 1024 + 1
@@ -258,7 +258,9 @@ def build_parser(
         default="text",
         help="text: the main text (default); json: the whole result; markdown: "
         "the content blocks as Markdown; html: the page with every block "
-        "outlined (green content, red boilerplate), to open in a browser",
+        "outlined (green content, red boilerplate), to open in a browser; png (vips "
+        "only, needs Chromium): a screenshot with the visual blocks outlined and labelled "
+        "with their id and DoC, written to --output",
     )
     ex.add_argument(
         "-o", "--output", metavar="FILE", default=None, help="write here instead of stdout (UTF-8)"
@@ -474,6 +476,53 @@ def render(result: Extraction, fmt: str, page: Any, url: str | None, encoding: s
     return result.main_text + "\n" if result.main_text else ""
 
 
+def _png(
+    args: argparse.Namespace, page: Any, url: str | None, encoding: str | None,
+    params: dict[str, Any],
+) -> Extraction:  # fmt: skip
+    """``--format png``: render the page, run VIPS on that very layout, outline the leaf
+    visual blocks (green content, red boilerplate) with ``id (DoC)`` and write the PNG."""
+    if args.extractor != "vips":
+        raise UsageError("--format png draws VIPS's visual blocks: use --extractor vips")
+    if args.output in (None, "-"):
+        raise UsageError("--format png writes a picture: give --output FILE.png")
+    from . import extract, parse
+    from .errors import UnsupportedInput
+    from .extractors.vips import RenderError, attach_layout
+    from .extractors.vips.render import render_png
+
+    def draw(snapshot: dict[str, Any]) -> tuple[list[dict[str, Any]], Extraction]:
+        doc = attach_layout(parse(page, url=url, encoding=encoding), snapshot)
+        result = extract(doc, "vips", **{**params, "layout": "auto"})
+        boxes = [
+            {
+                "x": b.fields["box"][0], "y": b.fields["box"][1], "w": b.fields["box"][2],
+                "h": b.fields["box"][3], "color": "#1a8f3c" if b.is_content else "#c0392b",
+                "label": f"{b.fields['id']} ({b.fields['doc']})",
+            }
+            for b in result.blocks
+        ]  # fmt: skip
+        return boxes, result
+
+    width = params.get("viewport_width", 1366)
+    timeout = params.get("render_timeout", 30.0)
+    try:
+        if url and url.startswith("file:"):
+            png, result = render_png(url=url, draw=draw, width=width, timeout=timeout)
+        else:
+            html = page.decode(encoding or "utf-8", "replace") if isinstance(page, bytes) else page
+            png, result = render_png(html, draw=draw, width=width, timeout=timeout)
+    except RenderError as exc:
+        raise InputError(f"cannot render the page: {exc}") from None
+    except UnsupportedInput as exc:
+        raise InputError(f"input is not a usable HTML page ({exc})") from None
+    try:
+        Path(args.output).write_bytes(png)
+    except OSError as exc:
+        raise InputError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    return result
+
+
 def _silence_stdout() -> None:
     """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
     try:
@@ -547,11 +596,16 @@ def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
 
     from . import extract
 
+    if name == "vips" and url is None and args.input != "-" and not _URL_RE.match(args.input):
+        url = Path(args.input).resolve().as_uri()  # a rendered layout loads its style sheets
     try:
-        result = extract(page, name, url=url, encoding=encoding, **params)
+        if args.format == "png":
+            result = _png(args, page, url, encoding, params)
+        else:
+            result = extract(page, name, url=url, encoding=encoding, **params)
+            _write(render(result, args.format, page, url, encoding), args.output)
     except InvalidParameter as exc:  # validated above; a method may still check more
         raise UsageError(str(exc)) from None
-    _write(render(result, args.format, page, url, encoding), args.output)
 
     if result.reason in UNUSABLE_REASONS:
         _err(f"input is not a usable HTML page ({_reason_text(result)})")

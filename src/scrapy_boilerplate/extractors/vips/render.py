@@ -104,8 +104,10 @@ def _render(
     javascript: bool,
     offline: bool,
     content: bool,
+    then: Any = None,
 ) -> dict[str, Any]:
-    """:func:`render_snapshot`'s work, in the calling (render) thread."""
+    """:func:`render_snapshot`'s work, in the calling (render) thread; ``then(page,
+    snapshot)`` runs before the browser closes."""
     try:
         from playwright.sync_api import Error as PlaywrightError
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -163,6 +165,8 @@ def _render(
                 timings["snapshot_s"] = time.perf_counter() - t1
                 if content:
                     snapshot["html"] = page.content()
+                if then is not None:
+                    then(page, snapshot)
             finally:
                 browser.close()
     except PlaywrightTimeout as exc:
@@ -171,3 +175,64 @@ def _render(
         raise RenderError("crash", str(exc).splitlines()[0]) from None
     snapshot["timings"] = timings
     return snapshot
+
+
+#: The overlay drawn on a screenshot: one absolutely placed box per visual block.
+_OVERLAY_JS = """(boxes) => {
+  const layer = document.createElement('div');
+  layer.style.cssText = 'position:absolute;left:0;top:0;width:0;height:0;z-index:2147483647;'
+    + 'pointer-events:none';
+  for (const b of boxes) {
+    const d = document.createElement('div');
+    d.style.cssText = `position:absolute;left:${b.x}px;top:${b.y}px;width:${b.w}px;`
+      + `height:${b.h}px;outline:2px solid ${b.color};background:${b.color}22;`
+      + 'box-sizing:border-box';
+    const tag = document.createElement('span');
+    tag.textContent = b.label;
+    tag.style.cssText = `position:absolute;left:0;top:0;font:bold 11px/13px monospace;`
+      + `color:#fff;background:${b.color};padding:0 3px;white-space:nowrap`;
+    d.appendChild(tag);
+    layer.appendChild(d);
+  }
+  document.documentElement.appendChild(layer);
+}"""
+
+
+def render_png(
+    html: str | None = None,
+    *,
+    url: str | None = None,
+    draw: Any,
+    width: int = 1366,
+    height: int = 768,
+    timeout: float = 60.0,
+) -> tuple[bytes, Any]:
+    """Render a page, give its snapshot to ``draw`` (which returns ``(boxes, value)``, boxes
+    being dicts with ``x, y, w, h, color, label``), outline the boxes on the page and take
+    a full-page screenshot. Returns the PNG bytes and ``draw``'s value. One browser session,
+    so the boxes and the picture share one layout."""
+    if (html is None) == (url is None):
+        raise ValueError("give exactly one of html and url")
+    pool = ThreadPoolExecutor(1, thread_name_prefix="vips-render")
+    try:
+        future = pool.submit(_render_png, html, url, draw, width, height, timeout)
+        try:
+            return future.result(timeout + 15)
+        except FutureTimeout:
+            raise RenderError("timeout", f"rendering took more than {timeout} s") from None
+    finally:
+        pool.shutdown(wait=False)
+
+
+def _render_png(
+    html: str | None, url: str | None, draw: Any, width: int, height: int, timeout: float
+) -> tuple[bytes, Any]:
+    holder: dict[str, Any] = {}
+
+    def after_snapshot(page: Any, snapshot: dict[str, Any]) -> None:
+        boxes, holder["value"] = draw(snapshot)
+        page.evaluate(_OVERLAY_JS, boxes)
+        holder["png"] = page.screenshot(full_page=True, timeout=timeout * 1000)
+
+    _render(html, url, width, height, timeout, True, True, False, after_snapshot)
+    return holder["png"], holder["value"]
