@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+from scrapy.utils.defer import deferred_f_from_coro_f
 
 import scrapy_boilerplate as sb
 from scrapy_boilerplate.errors import InvalidParameter
@@ -428,3 +430,55 @@ def test_cli_png_needs_vips_and_an_output_file(capsys):
     assert "use --extractor vips" in capsys.readouterr().err
     assert main(["extract", "--extractor", "vips", "--format", "png", page]) == EXIT_USAGE
     assert "--output" in capsys.readouterr().err
+
+
+# -- Scrapy ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["inline", "process"])
+@deferred_f_from_coro_f
+async def test_crawl_with_vips_uses_the_layout_the_request_carries(mode):
+    """A rendered layout travels with the request (meta, or scrapy-playwright's PageMethod
+    result) to the extractor, in every execution mode; without one VIPS is static."""
+    from scrapy_helpers import PagesSpider, boilerplate_stats, crawl
+
+    snapshot = json.loads((PAGES / "article.snapshot.json").read_text())
+
+    class Method:  # what scrapy-playwright leaves in meta["playwright_page_methods"]
+        result = snapshot
+
+    url = (PAGES / "article.html").as_uri()
+    static_url = (PAGES / "figure7.html").as_uri()
+
+    class VipsSpider(PagesSpider):
+        name = "vips-pages"
+        custom_settings: ClassVar[dict] = {
+            "BOILERPLATE_EXTRACTOR": "vips",
+            "BOILERPLATE_EXECUTION": mode,
+            "BOILERPLATE_WORKERS": 1,
+        }
+
+    items, stats, seen = await crawl(
+        spider=VipsSpider,
+        urls=[url, static_url],
+        metas={url: {"playwright_page_methods": [Method()]}},
+    )
+    by_url = {view["url"]: view["boilerplate"] for view in seen}
+    assert by_url[url].extra["layout"] == "rendered"
+    assert "Baltimore sits within an hour" in by_url[url].main_text
+    assert by_url[static_url].extra["layout"] == "static"
+    assert len(items) == 2 and all(item["extractor"] == "vips" for item in items)
+    assert boilerplate_stats(stats)["extractor/vips"] == 2
+
+
+def test_layout_from_meta_prefers_the_explicit_key():
+    from scrapy_boilerplate.middleware import LAYOUT_KEY, layout_from_meta
+
+    snap = {"documents": [], "strings": []}
+
+    class Method:
+        result: ClassVar[dict] = {"documents": [1], "strings": []}
+
+    assert layout_from_meta({LAYOUT_KEY: snap, "playwright_page_methods": [Method()]}) is snap
+    assert layout_from_meta({"playwright_page_methods": {"s": Method()}}) is Method.result
+    assert layout_from_meta({}) is None

@@ -34,6 +34,37 @@ DONT_EXTRACT = "dont_extract_boilerplate"
 META_KEY = "boilerplate"
 #: ``Request.meta`` key set (a short string) on responses that were not extracted.
 SKIPPED_KEY = "boilerplate_skipped"
+#: Request meta: the page's rendered layout for VIPS (a CDP ``DOMSnapshot.captureSnapshot``
+#: result or a saved layout's JSON). With scrapy-playwright, a
+#: ``PageMethod(scrapy_boilerplate.extractors.vips.capture_snapshot)`` in
+#: ``playwright_page_methods`` is found without it.
+LAYOUT_KEY = "boilerplate_layout"
+
+
+def layout_from_meta(meta: Any) -> dict[str, Any] | None:
+    """The rendered layout a request carries (see :data:`LAYOUT_KEY`), or None."""
+    layout = meta.get(LAYOUT_KEY)
+    if isinstance(layout, dict):
+        return layout
+    methods = meta.get("playwright_page_methods") or ()
+    if isinstance(methods, dict):
+        methods = methods.values()
+    for method in methods:
+        result = getattr(method, "result", None)
+        if isinstance(result, dict) and "documents" in result and "strings" in result:
+            return result
+    return None
+
+
+def _document(source: Any, url: str, encoding: str | None, layout: dict[str, Any] | None) -> Any:
+    """The page to extract: ``source`` itself, or a Document carrying its layout."""
+    if layout is None:
+        return source
+    from . import parse
+    from .extractors.vips import attach_layout
+
+    return attach_layout(parse(source, url=url, encoding=encoding), layout)
+
 
 _HTML_TYPES = (b"text/html", b"application/xhtml+xml", b"application/vnd.wap.xhtml+xml")
 _HTML_SNIFF = (
@@ -98,23 +129,35 @@ def skip_reason(response: Response, max_body_size: int, sniff: bool = True) -> s
     return "not-html"
 
 
-def _extract_response(response: HtmlResponse, extractor: str, params: dict[str, Any]) -> Extraction:
+def _extract_response(
+    response: HtmlResponse,
+    extractor: str,
+    params: dict[str, Any],
+    layout: dict[str, Any] | None = None,
+) -> Extraction:
     # Runs in the worker: building ``response.selector`` there keeps the parse off the
     # event loop, and the spider callback reuses the same tree.
     from . import extract
 
-    return extract(response.selector, extractor, url=response.url, **params)
+    page = _document(response.selector, response.url, None, layout)
+    return extract(page, extractor, url=response.url, **params)
 
 
 def _extract_body(
-    body: bytes, encoding: str | None, url: str, extractor: str, params: dict[str, Any]
+    body: bytes,
+    encoding: str | None,
+    url: str,
+    extractor: str,
+    params: dict[str, Any],
+    layout: dict[str, Any] | None = None,
 ) -> Extraction:
     # Runs in a worker process: the bytes are parsed there (a tree cannot be sent).
     from . import extract
     from .settings import resolve_extractor
 
     resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")  # an import path: register it here
-    return extract(body, extractor, url=url, encoding=encoding, **params)
+    page = _document(body, url, encoding, layout)
+    return extract(page, extractor, url=url, encoding=encoding, **params)
 
 
 class BoilerplateDownloaderMiddleware(Component):
@@ -153,11 +196,16 @@ class BoilerplateDownloaderMiddleware(Component):
                 extra={"error": f"{type(exc).__name__}: {exc}"},
             )
             return new
-        new.boilerplate = await self._extract(new, extractor, params)
+        layout = layout_from_meta(meta) if extractor == "vips" else None
+        new.boilerplate = await self._extract(new, extractor, params, layout)
         return new
 
     async def _extract(
-        self, response: BoilerplateHtmlResponse, extractor: str, params: dict[str, Any]
+        self,
+        response: BoilerplateHtmlResponse,
+        extractor: str,
+        params: dict[str, Any],
+        layout: dict[str, Any] | None = None,
     ) -> Extraction:
         if self.state.runner.mode == "process":
             content_type = (response.headers.get(b"Content-Type") or b"").decode("latin-1")
@@ -169,9 +217,10 @@ class BoilerplateDownloaderMiddleware(Component):
                 response.url,
                 extractor,
                 params,
+                layout,
             )
         else:
-            call = (_extract_response, response, extractor, params)
+            call = (_extract_response, response, extractor, params, layout)
         return await self.state.extract(call, extractor, params, response.url, response.url)
 
 
