@@ -143,6 +143,13 @@ def test_rule6_an_hr_child_divides():
     assert dividable(n, rnd, None)[2] == "R6"
 
 
+def test_rule6_looks_at_children_not_descendants():
+    inner = node("div", w=100, h=30, children=[text("a"), node("hr", y=25, h=2)])
+    n = node("div", w=100, h=60, children=[inner, node("p", y=30, h=30, children=[text("b")])])
+    rnd = _Round([node("body", 0, 0, 1000, 1000)], 1000 * 1000, CONFIG)
+    assert dividable(n, rnd, None)[2] != "R6"
+
+
 def test_rule7_children_larger_than_the_node_divide():
     big = node("div", w=200, h=200, children=[text("a")])
     n = node("div", w=100, h=100, children=[big, node("div", w=50, h=50, children=[text("b")])])
@@ -196,8 +203,9 @@ def test_rule10_largest_child_below_threshold_keeps_the_node():
         node("img", w=40, h=10)])]) for i in range(5)]  # fmt: skip
     ul = node("ul", w=900, h=900, children=items)
     rnd = _Round([node("body", 0, 0, 1000, 1000)], 1000 * 1000, CONFIG)
-    action, _, rule = dividable(ul, rnd, None)
+    action, doc, rule = dividable(ul, rnd, None)
     assert (action, rule) == (KEEP, "R10")
+    assert doc == 6  # ul's base DoC 7, one less for its large relative size (0.81)
 
 
 def test_rule11_td_whose_previous_sibling_was_not_divided_is_kept():
