@@ -270,10 +270,10 @@ class Document:
             return self.cached(
                 "justext_blocks_reference",
                 lambda: _justext_segment(
-                    self, set(self.root.iter(*tags)), JUSTEXT_REFERENCE_UNWRAPPED
+                    self.root, set(self.root.iter(*tags)), JUSTEXT_REFERENCE_UNWRAPPED
                 ),
             )
-        return self.cached("justext_blocks", lambda: _justext_segment(self, self.removed))
+        return self.cached("justext_blocks", lambda: _justext_segment(self.root, self.removed))
 
     def leaf_blocks(self) -> list[TextBlock]:
         """DOM-leaf text blocks (Web2Text 3.2): one block per non-blank text node, in order."""
@@ -522,7 +522,17 @@ class _PathNode:
     O(depth), where ``tree.getpath`` would scan every sibling (quadratic on flat pages).
     """
 
-    __slots__ = ("_dotted", "_xpath", "counts", "element", "parent", "position", "tag", "unwrapped")
+    __slots__ = (
+        "_dotted",
+        "_xpath",
+        "counts",
+        "element",
+        "node",
+        "parent",
+        "position",
+        "tag",
+        "unwrapped",
+    )
 
     def __init__(
         self,
@@ -530,12 +540,14 @@ class _PathNode:
         parent: _PathNode | None,
         element: Any,
         position: int,
+        node: int = -1,
         unwrapped: bool = False,
     ) -> None:
         self.tag = tag
         self.parent = parent
         self.element = element
         self.position = position
+        self.node = node  # the CNR node of the element or of its closest ancestor (CNRNodes)
         self.unwrapped = unwrapped  # left out of the dotted tag path (reference cleaning)
         self.counts: dict[str, int] = {}
         self._xpath: str | None = None
@@ -663,9 +675,57 @@ class _Para:
         self.tags_count = 0
 
 
+class CNRNodes:
+    """Algorithm 1's nodes of the CNR extractor (:mod:`.extractors.cnr`), recorded by the
+    jusText segmentation's walk (:func:`_justext_segment`), so that a page is walked once
+    for both.
+
+    Every element is a node, in document order (pre-order), and so is every non-blank
+    ``.text`` / ``.tail`` string, except below a nonContentNode: a removed element or one
+    whose tag is in ``skip_tags``. The walk itself enters every element that is not removed
+    (the segmentation needs them), so the recorder tracks the state instead of skipping:
+    below an ``<a>`` only the characters are collected (``link_texts``, one string per link
+    in ``link_ids``), below any other nonContentNode nothing is.
+
+    ``parent[i]`` is node ``i``'s parent (``-1`` for the root); ``ends[i]`` is the id after
+    an element's subtree, ``-(i + 1)`` for a text node; ``elements[i]`` the element (for a
+    text node, the one whose ``.text`` or ``.tail`` it is); ``texts`` the text nodes'
+    strings; ``skipped`` the nonContentNodes; ``block_nodes`` the node of each block's
+    element, or of its closest ancestor that is a node.
+    """
+
+    __slots__ = (
+        "block_nodes",
+        "elements",
+        "ends",
+        "link_ids",
+        "link_texts",
+        "parent",
+        "skip_tags",
+        "skipped",
+        "texts",
+    )
+
+    def __init__(self, skip_tags: frozenset[str]) -> None:
+        self.skip_tags = skip_tags
+        self.parent: list[int] = []
+        self.elements: list[Any] = []
+        self.ends: list[int] = []
+        self.texts: list[str] = []
+        self.skipped: list[int] = []
+        self.link_ids: list[int] = []
+        self.link_texts: list[str] = []
+        self.block_nodes: list[int] = []
+
+
 def _justext_segment(
-    doc: Document, removed: set[Any], unwrapped: frozenset[str] = frozenset()
+    root: Any,
+    removed: set[Any],
+    unwrapped: frozenset[str] = frozenset(),
+    nodes: CNRNodes | None = None,
 ) -> list[TextBlock]:
+    """jusText's paragraphs of the tree under ``root`` in one iterative walk; with ``nodes``,
+    the same walk records the CNR nodes into it (see :class:`CNRNodes`)."""
     blocks: list[TextBlock] = []
     block_tags = JUSTEXT_BLOCK_TAGS
     path: _PathNode | None = None
@@ -674,6 +734,22 @@ def _justext_segment(
     br = False
     offset = 0
     pending_ws: str | None = None  # reference cleaning: whitespace before an unwrapped tag
+    # CNR nodes (``nodes``): the open node, and the state below nonContentNodes
+    record = nodes is not None
+    if nodes is not None:
+        skip_tags = nodes.skip_tags
+        n_parent = nodes.parent
+        n_elements = nodes.elements
+        n_ends = nodes.ends
+        n_texts = nodes.texts
+        n_skipped = nodes.skipped
+        link_ids = nodes.link_ids
+        link_texts = nodes.link_texts
+        block_nodes = nodes.block_nodes
+    cur = -1  # the open node: at its "end" event, the node that ends
+    in_link = 0  # elements open inside the current <a> (the <a> included)
+    hidden = 0  # elements open inside a nonContentNode's subtree that is no link
+    chunks: list[str] = []  # text of the open link
 
     def close(p: _Para) -> None:
         nonlocal offset
@@ -683,20 +759,28 @@ def _justext_segment(
         if not text:  # e.g. a lone <br>: the reference drops paragraphs without text
             return
         node = p.path
-        el = node.element if node is not None else doc.root
-        blocks.append(
-            TextBlock(
-                text=text,
-                element=el,
-                tag=node.tag if node is not None else "",
-                xpath=node.xpath() if node is not None else "/",
-                tag_path=node.dotted() if node is not None else "",
-                link_chars=p.link_chars,
-                index=len(blocks),
-                start=offset,
-                tags_count=p.tags_count,
+        if node is None:
+            blocks.append(
+                TextBlock(text, root, "", "/", "", p.link_chars, len(blocks), offset, p.tags_count)
             )
-        )
+            if record:
+                block_nodes.append(0)
+        else:
+            blocks.append(
+                TextBlock(
+                    text,
+                    node.element,
+                    node.tag,
+                    node.xpath(),
+                    node.dotted(),
+                    p.link_chars,
+                    len(blocks),
+                    offset,
+                    p.tags_count,
+                )
+            )
+            if record:
+                block_nodes.append(node.node)
         offset += len(text) + 2
 
     def characters(content: str) -> None:
@@ -709,22 +793,63 @@ def _justext_segment(
         br = False
 
     root_counts: dict[str, int] = {}
-    walker = etree.iterwalk(doc.root, events=("start", "end", "comment", "pi"))
+    walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
     for event, el in walker:
         if event == "start":
-            tag = el.tag.lower()
+            raw = el.tag
+            tag = raw.lower()
             if tag[0] == "{":  # XHTML parsed as XML: compare local names
                 tag = tag[tag.find("}") + 1 :]
             counts = path.counts if path is not None else root_counts
             position = counts[tag] = counts.get(tag, 0) + 1
             if el in removed:
+                if not record:
+                    pass
+                elif hidden:
+                    hidden += 1
+                elif in_link:
+                    in_link += 1
+                else:  # a nonContentNode
+                    n_skipped.append(len(n_parent))
+                    n_parent.append(cur)
+                    cur = len(n_elements)
+                    n_elements.append(el)
+                    n_ends.append(0)
                 walker.skip_subtree()
                 continue
             text = el.text
+            if not record:
+                pass
+            elif hidden:
+                hidden += 1
+            elif in_link:  # inside a link: no nodes, only its characters are counted
+                in_link += 1
+                if raw in skip_tags:
+                    hidden = 1
+                elif text:
+                    chunks.append(text)
+            else:
+                n_parent.append(cur)
+                cur = len(n_elements)
+                n_elements.append(el)
+                n_ends.append(0)
+                if raw in skip_tags:
+                    n_skipped.append(cur)
+                    if raw == "a":
+                        in_link = 1
+                        link_ids.append(cur)
+                        chunks = [text] if text else []
+                    else:
+                        hidden = 1
+                elif text and not text.isspace():
+                    n_parent.append(cur)
+                    n_elements.append(el)
+                    n_ends.append(-cur - 2)
+                    n_texts.append(text)
             if tag in unwrapped:
                 # The reference's Cleaner unwraps the tag: its text joins the text slot
                 # before it, whitespace included.
-                path = _PathNode(tag, path, el, position, unwrapped=True)
+                path = _PathNode(tag, path, el, position, cur, unwrapped=True)
                 text = (pending_ws or "") + (text or "")
                 if text and not text.isspace():
                     pending_ws = None
@@ -733,7 +858,7 @@ def _justext_segment(
                     pending_ws = text or None
                 continue
             pending_ws = None
-            path = _PathNode(tag, path, el, position)
+            path = _PathNode(tag, path, el, position, cur)
             if tag in block_tags or (tag == "br" and br):
                 if para.chunks:
                     if tag == "br":
@@ -755,18 +880,51 @@ def _justext_segment(
             elif unwrapped:
                 pending_ws = text or None
             continue
+        tail = el.tail  # comments, PIs and removed elements: only the tail is text
+        text_tail = tail and not tail.isspace()
+        if not record:
+            pass
+        elif event == "end":
+            if hidden:
+                hidden -= 1
+            if hidden:  # an element below a nonContentNode ended
+                pass
+            elif in_link and in_link - 1:  # an element inside a link: its tail is link text
+                in_link -= 1
+                if tail:
+                    chunks.append(tail)
+            else:
+                if in_link:  # the link ends
+                    in_link = 0
+                    link_texts.append("".join(chunks))
+                n_ends[cur] = len(n_parent)
+                cur = n_parent[cur]
+                if text_tail and cur >= 0:  # the root's tail is outside the tree
+                    n_parent.append(cur)
+                    n_elements.append(el)
+                    n_ends.append(-len(n_parent))
+                    n_texts.append(tail)
+        elif hidden:  # a comment or PI below a nonContentNode
+            pass
+        elif in_link:  # a comment or PI inside a link
+            if tail:
+                chunks.append(tail)
+        elif text_tail:
+            n_parent.append(cur)
+            n_elements.append(el)
+            n_ends.append(-len(n_parent))
+            n_texts.append(tail)
         if event == "end" and path is not None and path.element is el:  # not a removed one
             tag = path.tag
             unwrapped_end = path.unwrapped
             path = path.parent
-            if unwrapped_end:  # its tail joins the text slot before it, whitespace included
-                tail = el.tail
-                if tail and tail.isspace():
-                    if para.chunks and pending_ws is None:
-                        para.chunks.append(tail)
-                    else:
-                        pending_ws = (pending_ws or "") + tail
-                    continue
+            # an unwrapped tag's tail joins the text slot before it, whitespace included
+            if unwrapped_end and tail and tail.isspace():
+                if para.chunks and pending_ws is None:
+                    para.chunks.append(tail)
+                else:
+                    pending_ws = (pending_ws or "") + tail
+                continue
             if not unwrapped_end and tag in block_tags:
                 if para.chunks:
                     close(para)
@@ -776,8 +934,7 @@ def _justext_segment(
                     para.tags_count = 0
             if tag == "a":
                 link = False
-        tail = el.tail  # comments, PIs and removed elements: only the tail is text
-        if tail and not tail.isspace():
+        if text_tail:
             pending_ws = None
             characters(tail)
         elif unwrapped:

@@ -5,17 +5,20 @@ What the paper specifies, and how it is done here (docs/cnr.md has the reasons a
 
 - **Algorithm 1** gives every DOM node a ``weight`` (nodes in its subtree), a ``textLength``
   (characters of the text nodes below it, spaces and line breaks not counted) and
-  ``CNR = textLength / weight``. It runs as ONE iterative walk (``lxml.etree.iterwalk``, no
-  recursion: 10 000-deep pages are fine) that numbers the nodes in document order; the
-  values then come from prefix sums (a subtree is a contiguous id range), so no per-node
-  Python object is made. Text nodes are the non-blank ``.text`` / ``.tail`` strings of lxml;
-  a whitespace-only string is *not* a node (the paper wants formatting not to change CNR),
-  neither are comments nor processing instructions. *nonContentNodes* (weight 1,
+  ``CNR = textLength / weight``. The nodes are numbered in document order by ONE iterative
+  walk (``lxml.etree.iterwalk``, no recursion: 10 000-deep pages are fine): the jusText
+  segmentation's walk, which records them on the way (``document.CNRNodes``), so the page
+  is walked once for the nodes and the blocks. The values then come from prefix sums (a
+  subtree is a contiguous id range), so no per-node Python object is made. Text nodes are
+  the non-blank ``.text`` / ``.tail`` strings of lxml; a whitespace-only string is *not* a
+  node (the paper wants formatting not to change CNR), neither are comments nor processing
+  instructions. *nonContentNodes* (weight 1,
   textLength 0, their children are no nodes) are the elements the document already removes
   (scripts, styles, hidden elements, ...) and :data:`NON_CONTENT_TAGS` (the paper's menu
   tags ``nav`` and ``a``, its irrelevant tags ``script``, ``video``, ``svg`` and elements
-  without text such as ``img``). The walk enters a link only to count its characters
-  (menu detection); it skips every other nonContentNode's subtree.
+  without text such as ``img``). Below a link only its characters are counted (menu
+  detection); below every other nonContentNode nothing is (the walk enters the elements
+  that are not removed, for the segmentation; the recorder ignores them).
 - The paper leaves "select the nodes with a higher CNR" open: :func:`select_nodes` offers
   ``top_k``, ``top_fraction``, ``above_mean`` and ``above_mean_std``.
 - **Algorithm 2** (:func:`identify_blocks`): drop selected nodes that descend from another
@@ -39,16 +42,15 @@ from dataclasses import dataclass, field
 from itertools import compress
 from typing import Any
 
-import lxml.etree as etree
 import numpy as np
 
 from .._params import Param
-from ..document import Document
+from ..document import CNRNodes, Document, TextBlock, _justext_segment
 from ..errors import InvalidParameter
 from ..registry import Extractor
 from ..result import BOILERPLATE, CONTENT, Block, Extraction
 
-#: The paper's nonContentNodes by tag: weight 1, textLength 0, CNR 0, children not visited.
+#: The paper's nonContentNodes by tag: weight 1, textLength 0, CNR 0, children no nodes.
 #: "nodes mainly used for menus (e.g., nav and a)", "irrelevant nodes (e.g., script, video
 #: and svg)" and "nodes without text (e.g., img)". The document's removed elements (hidden
 #: ones, ``head``, ``style``, ``button``, ...) are nonContentNodes as well.
@@ -356,84 +358,46 @@ def compute_cnr(
 
     ``removed`` (the document's skipped elements) and ``non_content_tags`` are
     nonContentNodes. Every other element is a node, and so is every non-blank text string.
+    The walk is the jusText segmentation's, which records the nodes (:class:`CNRNodes`);
+    the extractor keeps its blocks too (:func:`tree_and_blocks`).
     """
     removed = removed if isinstance(removed, (set, frozenset)) else set(removed)
-    parent: list[int] = []
-    elements: list[Any] = []
-    ends: list[int] = []  # elements: end of the subtree; text nodes: -(id + 1)
-    texts: list[str] = []
-    skipped: list[int] = []  # nonContentNodes
-    link_ids: list[int] = []
-    link_texts: list[str] = []
-    chunks: list[str] = []  # text of the open link
-    in_link = 0  # elements open inside the current <a> (the <a> included)
-    cur = -1  # the open element: at its "end" event it is the element that ends
-    walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
-    for event, el in walker:
-        if event == "start":
-            if in_link:  # inside a link: no nodes, only its characters are counted
-                in_link += 1
-                if el in removed or el.tag in non_content_tags:
-                    walker.skip_subtree()
-                elif el.text:
-                    chunks.append(el.text)
-                continue
-            i = len(parent)
-            parent.append(cur)
-            elements.append(el)
-            ends.append(0)
-            cur = i
-            tag = el.tag
-            if tag in non_content_tags or el in removed:
-                skipped.append(i)
-                if tag == "a" and el not in removed:
-                    in_link = 1
-                    link_ids.append(i)
-                    chunks = [el.text] if el.text else []
-                else:
-                    walker.skip_subtree()
-                continue
-            text = el.text
-            if text and not text.isspace():
-                parent.append(i)
-                elements.append(el)
-                ends.append(-i - 2)
-                texts.append(text)
-            continue
-        if event == "end":
-            if in_link:
-                in_link -= 1
-                if in_link:  # an element inside the link ended: its tail is link text
-                    if el.tail:
-                        chunks.append(el.tail)
-                    continue
-                link_texts.append("".join(chunks))
-            ends[cur] = len(parent)
-            cur = parent[cur]
-            if cur < 0:
-                continue  # the root's tail is outside the tree
-        elif in_link:  # a comment or PI inside a link
-            if el.tail:
-                chunks.append(el.tail)
-            continue
-        text = el.tail
-        if text and not text.isspace():
-            i = len(parent)
-            parent.append(cur)
-            elements.append(el)
-            ends.append(-i - 1)
-            texts.append(text)
+    nodes = CNRNodes(non_content_tags)
+    _justext_segment(root, removed, nodes=nodes)
+    return _tree(root, nodes, menu_tags)
 
+
+def tree_and_blocks(doc: Document) -> tuple[CNRTree, list[TextBlock], list[int]]:
+    """The CNR tree, the page's jusText blocks and the node of each block's element (or of
+    its closest ancestor that is a node), all from one walk of the page; cached on ``doc``."""
+
+    def walk() -> CNRTree:
+        nodes = CNRNodes(NON_CONTENT_TAGS)
+        blocks = _justext_segment(doc.root, doc.removed, nodes=nodes)
+        doc.cached("justext_blocks", lambda: blocks)
+        doc.cached("cnr_block_nodes", lambda: nodes.block_nodes)
+        return _tree(doc.root, nodes, MENU_TAGS)
+
+    tree: CNRTree = doc.cached("cnr_tree", walk)
+    blocks = doc.justext_blocks()
+    block_nodes = doc.cached("cnr_block_nodes", lambda: tree.nodes_of([b.element for b in blocks]))
+    return tree, blocks, block_nodes
+
+
+def _tree(root: Any, nodes: CNRNodes, menu_tags: frozenset[str]) -> CNRTree:
+    """The :class:`CNRTree` of the recorded nodes: Algorithm 1's values by prefix sums."""
+    parent, elements, texts = nodes.parent, nodes.elements, nodes.texts
+    link_ids, link_texts = nodes.link_ids, nodes.link_texts
     n = len(parent)
     ids = np.arange(n)
-    end = np.asarray(ends, dtype=np.int64)
+    end = np.asarray(nodes.ends, dtype=np.int64)
     is_text = end < 0
     np.negative(end, out=end, where=is_text)
     parents = np.asarray(parent, dtype=np.int64)
     kind = np.zeros(n, dtype=np.int8)
     kind[is_text] = TAIL
     kind[is_text & (parents == ids - 1)] = TEXT  # a .text string directly follows its element
-    kind[skipped] = NON_CONTENT
+    kind[nodes.skipped] = NON_CONTENT
     index = dict(
         zip(compress(elements, (~is_text).tolist()), np.flatnonzero(~is_text).tolist(), strict=True)
     )
@@ -767,8 +731,7 @@ class CNRExtractor(Extractor):
         return checked
 
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
-        tree: CNRTree = doc.cached("cnr_tree", lambda: compute_cnr(doc.root, doc.removed))
-        text_blocks = doc.justext_blocks()
+        tree, text_blocks, nodes_of_blocks = tree_and_blocks(doc)
         detected = detect_blocks(
             tree,
             params["selection"],
@@ -780,7 +743,7 @@ class CNRExtractor(Extractor):
         )
         n = len(tree)
         end = tree.end
-        block_nodes = np.asarray(tree.nodes_of([b.element for b in text_blocks]), dtype=np.int64)
+        block_nodes = np.asarray(nodes_of_blocks, dtype=np.int64)
         rank_of = _cover(n, end, detected, range(1, len(detected) + 1))
         ranks: list[int | None] = [r or None for r in rank_of[block_nodes].tolist()]
         # A detected node with no block inside (an inline element, a text node): the blocks
