@@ -111,8 +111,6 @@ MAX_SIZE_DEFAULT = 64 * 1024 * 1024
 # <div hidden id="S:0">...</div>, which a script then moves into place: it is page content.
 _REACT_STREAMED = re.compile(r"S:\d+$")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-_WS_NEWLINE = re.compile(r"\s*[\r\n]\s*")
-_WS_INLINE = re.compile(r"[^\S\r\n]+")
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
 _XML_ROOT = re.compile(
     r"^\s*(?:<\?xml[^>]*\?>\s*)(?:<!--.*?-->\s*|<\?.*?\?>\s*)*<([A-Za-z][\w:.-]*)", re.S
@@ -152,12 +150,27 @@ _HEADING_IN_PATH = re.compile(r"\bh\d\b")  # jusText's test on the dotted tag pa
 def normalize_whitespace(text: str) -> str:
     """Collapse whitespace runs: to ``"\\n"`` if the run holds a line break, else to a space.
 
-    This is jusText's rule, kept so its block lengths match the reference. Two C-level
-    substitutions (runs around a line break first) do what a per-match callback would.
+    This is jusText's rule, kept so its block lengths match the reference. Done line by
+    line with C-level string methods (``str.split`` splits on the whitespace that ``\\s``
+    matches): words of one line are joined by spaces, lines with words by ``"\\n"``; a
+    run at either end becomes a space, or ``"\\n"`` when it holds a line break.
     """
     if text.isprintable() and "  " not in text:  # no whitespace but single ASCII spaces
         return text
-    return _WS_INLINE.sub(" ", _WS_NEWLINE.sub("\n", text))
+    lines = text.replace("\r", "\n").split("\n")
+    parts = [" ".join(line.split()) for line in lines]
+    body = "\n".join([p for p in parts if p])
+    if not body:  # whitespace only
+        return "\n" if len(lines) > 1 else " "
+    if not parts[0]:  # the first line has no words: the leading run holds a line break
+        body = "\n" + body
+    elif text[0].isspace():
+        body = " " + body
+    if not parts[-1]:
+        body += "\n"
+    elif text[-1].isspace():
+        body += " "
+    return body
 
 
 def _is_blank(text: str | None) -> bool:
@@ -793,13 +806,17 @@ def _justext_segment(
         br = False
 
     root_counts: dict[str, int] = {}
+    names: dict[str, str] = {}  # tag -> lower-case local name
     walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
     for event, el in walker:
         if event == "start":
             raw = el.tag
-            tag = raw.lower()
-            if tag[0] == "{":  # XHTML parsed as XML: compare local names
-                tag = tag[tag.find("}") + 1 :]
+            tag = names.get(raw)
+            if tag is None:
+                tag = raw.lower()
+                if tag[0] == "{":  # XHTML parsed as XML: compare local names
+                    tag = tag[tag.find("}") + 1 :]
+                names[raw] = tag
             counts = path.counts if path is not None else root_counts
             position = counts[tag] = counts.get(tag, 0) + 1
             if el in removed:
@@ -882,58 +899,59 @@ def _justext_segment(
             continue
         tail = el.tail  # comments, PIs and removed elements: only the tail is text
         text_tail = tail and not tail.isspace()
-        if not record:
-            pass
-        elif event == "end":
-            if hidden:
-                hidden -= 1
-            if hidden:  # an element below a nonContentNode ended
+        if event != "end":  # a comment or a PI
+            if not record or hidden:  # (below a nonContentNode: nothing)
                 pass
-            elif in_link and in_link - 1:  # an element inside a link: its tail is link text
-                in_link -= 1
+            elif in_link:
                 if tail:
                     chunks.append(tail)
+            elif text_tail:
+                n_parent.append(cur)
+                n_elements.append(el)
+                n_ends.append(-len(n_parent))
+                n_texts.append(tail)
+        else:
+            if not record:
+                pass
+            elif hidden > 1:  # an element below a nonContentNode ended
+                hidden -= 1
             else:
-                if in_link:  # the link ends
-                    in_link = 0
-                    link_texts.append("".join(chunks))
-                n_ends[cur] = len(n_parent)
-                cur = n_parent[cur]
-                if text_tail and cur >= 0:  # the root's tail is outside the tree
-                    n_parent.append(cur)
-                    n_elements.append(el)
-                    n_ends.append(-len(n_parent))
-                    n_texts.append(tail)
-        elif hidden:  # a comment or PI below a nonContentNode
-            pass
-        elif in_link:  # a comment or PI inside a link
-            if tail:
-                chunks.append(tail)
-        elif text_tail:
-            n_parent.append(cur)
-            n_elements.append(el)
-            n_ends.append(-len(n_parent))
-            n_texts.append(tail)
-        if event == "end" and path is not None and path.element is el:  # not a removed one
-            tag = path.tag
-            unwrapped_end = path.unwrapped
-            path = path.parent
-            # an unwrapped tag's tail joins the text slot before it, whitespace included
-            if unwrapped_end and tail and tail.isspace():
-                if para.chunks and pending_ws is None:
-                    para.chunks.append(tail)
+                hidden = 0  # (when the nonContentNode itself ended)
+                if in_link > 1:  # an element inside a link ended: its tail is link text
+                    in_link -= 1
+                    if tail:
+                        chunks.append(tail)
                 else:
-                    pending_ws = (pending_ws or "") + tail
-                continue
-            if not unwrapped_end and tag in block_tags:
-                if para.chunks:
-                    close(para)
-                    para = _Para(path)
-                else:
-                    para.path = path
-                    para.tags_count = 0
-            if tag == "a":
-                link = False
+                    if in_link:  # the link ends
+                        in_link = 0
+                        link_texts.append("".join(chunks))
+                    n_ends[cur] = len(n_parent)
+                    cur = n_parent[cur]
+                    if text_tail and cur >= 0:  # the root's tail is outside the tree
+                        n_parent.append(cur)
+                        n_elements.append(el)
+                        n_ends.append(-len(n_parent))
+                        n_texts.append(tail)
+            if path is not None and path.element is el:  # not a removed one
+                tag = path.tag
+                unwrapped_end = path.unwrapped
+                path = path.parent
+                # an unwrapped tag's tail joins the text slot before it, whitespace included
+                if unwrapped_end and tail and tail.isspace():
+                    if para.chunks and pending_ws is None:
+                        para.chunks.append(tail)
+                    else:
+                        pending_ws = (pending_ws or "") + tail
+                    continue
+                if not unwrapped_end and tag in block_tags:
+                    if para.chunks:
+                        close(para)
+                        para = _Para(path)
+                    else:
+                        para.path = path
+                        para.tags_count = 0
+                if tag == "a":
+                    link = False
         if text_tail:
             pending_ws = None
             characters(tail)
