@@ -703,24 +703,31 @@ class CNRNodes:
     ``parent[i]`` is node ``i``'s parent (``-1`` for the root); ``ends[i]`` is the id after
     an element's subtree, ``-(i + 1)`` for a text node; ``elements[i]`` the element (for a
     text node, the one whose ``.text`` or ``.tail`` it is); ``texts`` the text nodes'
-    strings; ``skipped`` the nonContentNodes; ``block_nodes`` the node of each block's
-    element, or of its closest ancestor that is a node.
+    strings; ``skipped`` the nonContentNodes; ``index`` the node of each element node;
+    ``menu`` the element nodes whose tag is in ``menu_tags``; ``block_nodes`` the node of
+    each block's element, or of its closest ancestor that is a node.
     """
 
     __slots__ = (
         "block_nodes",
         "elements",
         "ends",
+        "index",
         "link_ids",
         "link_texts",
+        "menu",
+        "menu_tags",
         "parent",
         "skip_tags",
         "skipped",
         "texts",
     )
 
-    def __init__(self, skip_tags: frozenset[str]) -> None:
+    def __init__(self, skip_tags: frozenset[str], menu_tags: frozenset[str] = frozenset()) -> None:
         self.skip_tags = skip_tags
+        self.menu_tags = menu_tags
+        self.index: dict[Any, int] = {}
+        self.menu: list[int] = []
         self.parent: list[int] = []
         self.elements: list[Any] = []
         self.ends: list[int] = []
@@ -751,6 +758,9 @@ def _justext_segment(
     record = nodes is not None
     if nodes is not None:
         skip_tags = nodes.skip_tags
+        menu_tags = nodes.menu_tags
+        n_index = nodes.index
+        n_menu = nodes.menu
         n_parent = nodes.parent
         n_elements = nodes.elements
         n_ends = nodes.ends
@@ -829,9 +839,11 @@ def _justext_segment(
                 else:  # a nonContentNode
                     n_skipped.append(len(n_parent))
                     n_parent.append(cur)
-                    cur = len(n_elements)
+                    cur = n_index[el] = len(n_elements)
                     n_elements.append(el)
                     n_ends.append(0)
+                    if raw in menu_tags:
+                        n_menu.append(cur)
                 walker.skip_subtree()
                 continue
             text = el.text
@@ -847,9 +859,11 @@ def _justext_segment(
                     chunks.append(text)
             else:
                 n_parent.append(cur)
-                cur = len(n_elements)
+                cur = n_index[el] = len(n_elements)
                 n_elements.append(el)
                 n_ends.append(0)
+                if raw in menu_tags:
+                    n_menu.append(cur)
                 if raw in skip_tags:
                     n_skipped.append(cur)
                     if raw == "a":

@@ -39,7 +39,6 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -362,9 +361,9 @@ def compute_cnr(
     the extractor keeps its blocks too (:func:`tree_and_blocks`).
     """
     removed = removed if isinstance(removed, (set, frozenset)) else set(removed)
-    nodes = CNRNodes(non_content_tags)
+    nodes = CNRNodes(non_content_tags, menu_tags)
     _justext_segment(root, removed, nodes=nodes)
-    return _tree(root, nodes, menu_tags)
+    return _tree(nodes)
 
 
 def tree_and_blocks(doc: Document) -> tuple[CNRTree, list[TextBlock], list[int]]:
@@ -372,11 +371,11 @@ def tree_and_blocks(doc: Document) -> tuple[CNRTree, list[TextBlock], list[int]]
     its closest ancestor that is a node), all from one walk of the page; cached on ``doc``."""
 
     def walk() -> CNRTree:
-        nodes = CNRNodes(NON_CONTENT_TAGS)
+        nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
         blocks = _justext_segment(doc.root, doc.removed, nodes=nodes)
         doc.cached("justext_blocks", lambda: blocks)
         doc.cached("cnr_block_nodes", lambda: nodes.block_nodes)
-        return _tree(doc.root, nodes, MENU_TAGS)
+        return _tree(nodes)
 
     tree: CNRTree = doc.cached("cnr_tree", walk)
     blocks = doc.justext_blocks()
@@ -384,7 +383,7 @@ def tree_and_blocks(doc: Document) -> tuple[CNRTree, list[TextBlock], list[int]]
     return tree, blocks, block_nodes
 
 
-def _tree(root: Any, nodes: CNRNodes, menu_tags: frozenset[str]) -> CNRTree:
+def _tree(nodes: CNRNodes) -> CNRTree:
     """The :class:`CNRTree` of the recorded nodes: Algorithm 1's values by prefix sums."""
     parent, elements, texts = nodes.parent, nodes.elements, nodes.texts
     link_ids, link_texts = nodes.link_ids, nodes.link_texts
@@ -398,9 +397,6 @@ def _tree(root: Any, nodes: CNRNodes, menu_tags: frozenset[str]) -> CNRTree:
     kind[is_text] = TAIL
     kind[is_text & (parents == ids - 1)] = TEXT  # a .text string directly follows its element
     kind[nodes.skipped] = NON_CONTENT
-    index = dict(
-        zip(compress(elements, (~is_text).tolist()), np.flatnonzero(~is_text).tolist(), strict=True)
-    )
     counts = _non_space_counts(texts + [t for t in link_texts if t])
     own = np.zeros((2, n), dtype=np.int64)  # own characters, own link characters
     own[0, is_text] = counts[: len(texts)]
@@ -420,7 +416,6 @@ def _tree(root: Any, nodes: CNRNodes, menu_tags: frozenset[str]) -> CNRTree:
         np.cumsum(marks, out=cum_links[1:])
     links = cum_links[end] - cum_links[ids]
     chars = own[0]
-    menu_nodes = [i for i in map(index.get, root.iter(*menu_tags)) if i is not None]
     return CNRTree(
         parent=parent,
         end=end,
@@ -432,8 +427,8 @@ def _tree(root: Any, nodes: CNRNodes, menu_tags: frozenset[str]) -> CNRTree:
         cnr=cnr,
         links=links,
         link_chars=link_chars,
-        index=index,
-        menu_tag_nodes=menu_nodes,
+        index=nodes.index,
+        menu_tag_nodes=nodes.menu,
     )
 
 
