@@ -847,6 +847,7 @@ def _justext_segment(
                 walker.skip_subtree()
                 continue
             text = el.text
+            has_text = text and not text.isspace()
             if not record:
                 pass
             elif hidden:
@@ -872,7 +873,7 @@ def _justext_segment(
                         chunks = [text] if text else []
                     else:
                         hidden = 1
-                elif text and not text.isspace():
+                elif has_text:
                     n_parent.append(cur)
                     n_elements.append(el)
                     n_ends.append(-cur - 2)
@@ -906,8 +907,11 @@ def _justext_segment(
                 elif tag == "a":
                     link = True
                 para.tags_count += 1
-            if text and not text.isspace():
-                characters(text)
+            if has_text:  # (characters(), inlined)
+                para.chunks.append(text)
+                if link:
+                    para.link_chars += len(normalize_whitespace(text))
+                br = False
             elif unwrapped:
                 pending_ws = text or None
             continue
@@ -966,9 +970,12 @@ def _justext_segment(
                         para.tags_count = 0
                 if tag == "a":
                     link = False
-        if text_tail:
+        if text_tail:  # (characters(), inlined)
             pending_ws = None
-            characters(tail)
+            para.chunks.append(tail)
+            if link:
+                para.link_chars += len(normalize_whitespace(tail))
+            br = False
         elif unwrapped:
             pending_ws = tail or None
     close(para)
