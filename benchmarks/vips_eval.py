@@ -90,9 +90,17 @@ def score(units: dict[str, float], pred: list[set[str]], gold: list[set[str]]) -
     return {"p": b.precision, "r": b.recall, "f1": b.f1}
 
 
-def evaluate_page(path: Path, config: VipsConfig, timeout: float) -> dict[str, Any]:
-    snap = render_snapshot(url=path.resolve().as_uri(), javascript=False, content=True,
-                           timeout=timeout)  # fmt: skip
+def evaluate_page(
+    path: Path, config: VipsConfig, timeout: float, cached: Path | None = None
+) -> dict[str, Any]:
+    if cached is not None and cached.exists():
+        snap = json.loads(cached.read_text(encoding="utf-8"))
+    else:
+        snap = render_snapshot(
+            url=path.resolve().as_uri(), javascript=False, content=True, timeout=timeout
+        )
+        if cached is not None:
+            cached.write_text(json.dumps(snap), encoding="utf-8")
     layout = from_snapshot(snap, attributes=("data-block",))
     units_all = units_of(layout)
     gold_all, gold_finest = gold_segments(layout)
@@ -144,10 +152,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pdoc", type=int, default=6)
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="keep each page's snapshot here and reuse it (render times are then those "
+        "of the first run)",
+    )
+    ap.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
     args = ap.parse_args(argv)
     config = VipsConfig(pdoc=args.pdoc)
     results: dict[str, list[dict[str, Any]]] = {}
-    for name in SETS:
+    if args.cache is not None:
+        args.cache.mkdir(parents=True, exist_ok=True)
+    for name in args.sets:
         folder = args.data / name
         index = folder / "index.jsonl"
         if not index.exists():
@@ -161,7 +179,11 @@ def main(argv: list[str] | None = None) -> int:
         got = []
         for r in rows:
             try:
-                res = evaluate_page(folder / r["html"], config, args.timeout)
+                cache = args.cache / name if args.cache is not None else None
+                if cache is not None:
+                    cache.mkdir(exist_ok=True)
+                cached = cache / f"{r['id']}.json" if cache is not None else None
+                res = evaluate_page(folder / r["html"], config, args.timeout, cached)
             except RenderError as exc:
                 print(f"{name}/{r['id']}: {exc}", file=sys.stderr)
                 continue

@@ -67,3 +67,34 @@ def test_cli_png_outlines_the_visual_blocks(tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width = int.from_bytes(data[16:20], "big")
     assert width == 1366
+
+
+def test_a_browser_that_crashes_gives_a_result_that_says_why(monkeypatch):
+    from scrapy_boilerplate.extractors.vips import render
+
+    monkeypatch.setattr(render, "CHROMIUM", "/bin/false")  # exists, exits at once
+    result = sb.extract("<p>text</p>", extractor="vips", layout="rendered", render_timeout=20)
+    assert result.reason == "render-crash" and result.main_text == ""
+    assert result.extra["detail"]
+
+
+def test_a_render_timeout_is_a_result_not_an_exception():
+    html = "<script>while (true) {}</script><p>never</p>"
+    result = sb.extract(html, extractor="vips", layout="rendered", render_timeout=3)
+    assert result.reason == "render-timeout"
+
+
+def test_zero_size_body():
+    html = "<html><body style='display:none'><p>hidden text</p></body></html>"
+    result = sb.extract(html, extractor="vips", layout="rendered")
+    assert result.main_text == "" and result.reason == "no-text"
+
+
+def test_display_contents_keeps_its_children():
+    html = (
+        "<body><div style='display:contents'>loose text <p>kept paragraph of text</p></div></body>"
+    )
+    layout = from_snapshot(render_snapshot(html))
+    div = next(n for n in layout.nodes() if n.tag == "div")
+    assert div.visible and div.display == "contents" and div.w > 0
+    assert "kept paragraph" in div.text_content() and "loose text" in div.text_content()

@@ -41,6 +41,7 @@ from .algorithm import (
     tree_to_dict,
 )
 from .layout import Layout, LNode
+from .render import RenderError
 
 _CACHE_KEY = "vips_layout"
 
@@ -329,7 +330,12 @@ class VipsExtractor(Extractor):
 
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
         t0 = time.perf_counter()
-        layout = get_layout(doc, params)
+        try:
+            layout = get_layout(doc, params)
+        except RenderError as exc:  # bad input for the browser: a result that says why
+            return Extraction.failed(
+                f"render-{exc.reason}", self.name, dict(params), extra={"detail": exc.detail}
+            )
         t1 = time.perf_counter()
         page = segment(layout, _config(params))
         t2 = time.perf_counter()

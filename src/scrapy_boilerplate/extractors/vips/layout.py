@@ -106,14 +106,16 @@ class LNode(Boxed):
             stack.extend(reversed(node.children))
 
     def text_content(self) -> str:
-        """The text below this node, whitespace collapsed, a line break between block-level
-        parts (``display`` not inline) so paragraphs stay apart."""
+        """The visible text below this node, whitespace collapsed, a line break between
+        block-level parts (``display`` not inline) so paragraphs stay apart."""
         parts: list[str] = []
         stack: list[LNode | str] = [self]
         while stack:
             item = stack.pop()
             if isinstance(item, str):
                 parts.append(item)
+                continue
+            if not item.visible:  # hidden (display: none, visibility: hidden): not read
                 continue
             if item.is_text:
                 parts.append(item.text)
@@ -333,6 +335,25 @@ def assign_xpaths(root: LNode) -> None:
 # Chromium's DOMSnapshot
 
 
+def _boxes_for_unboxed(root: LNode) -> None:
+    """An element without a layout box whose children render (``display: contents``,
+    some wrappers of inline content) is visible, with the union of their boxes."""
+    order = list(root.iter())
+    for node in reversed(order):  # children before their parent
+        if node.visible or node.is_text or node.display != "none" or not node.children:
+            continue
+        shown = [c for c in node.children if c.visible and (c.w > 0 or c.h > 0)]
+        if not shown:
+            continue
+        x0 = min(c.x for c in shown)
+        y0 = min(c.y for c in shown)
+        node.x, node.y = x0, y0
+        node.w = max(c.right for c in shown) - x0
+        node.h = max(c.bottom for c in shown) - y0
+        node.visible = True
+        node.display = "contents"
+
+
 def from_snapshot(
     snapshot: dict[str, Any],
     styles: Sequence[str] = SNAPSHOT_STYLES,
@@ -423,7 +444,8 @@ def from_snapshot(
                 node.display = "none"
         if kind == 3 and parent is not None:
             node.font_size, node.font_weight = parent.font_size, parent.font_weight
-            node.visible = node.visible and parent.visible
+            if parent.display != "none":  # (a boxless parent may still show its text)
+                node.visible = node.visible and parent.visible
         if parent is None:
             root = node
         else:
@@ -432,6 +454,7 @@ def from_snapshot(
         made[i] = node
     if root is None:
         root = LNode("html", display="none", visible=False, xpath="/html[1]")
+    _boxes_for_unboxed(root)
     width = float(doc.get("contentWidth") or root.w)
     height = float(doc.get("contentHeight") or root.h)
     return Layout(root, width, height, "rendered", s(doc.get("documentURL", -1)) or None)
