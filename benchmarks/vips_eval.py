@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=Path("datasets"))
     ap.add_argument("--limit", type=int, default=0)
-    ap.add_argument("--pdoc", type=int, default=6)
+    ap.add_argument("--pdoc", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     ap.add_argument(
@@ -160,8 +160,16 @@ def main(argv: list[str] | None = None) -> int:
         "of the first run)",
     )
     ap.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
+    ap.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="another VipsConfig value, e.g. large_size=0.2 (VALUE as JSON)",
+    )
     args = ap.parse_args(argv)
-    config = VipsConfig(pdoc=args.pdoc)
+    extra = {k: json.loads(v) for k, v in (p.split("=", 1) for p in args.param)}
+    config = VipsConfig(pdoc=args.pdoc, **extra)
     results: dict[str, list[dict[str, Any]]] = {}
     if args.cache is not None:
         args.cache.mkdir(parents=True, exist_ok=True)
@@ -195,7 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "# VIPS segmentation on Kreuzer's pages",
         "",
-        f"`python benchmarks/vips_eval.py --pdoc {args.pdoc}`: extended BCubed over characters "
+        f"`python benchmarks/vips_eval.py --pdoc {args.pdoc}"
+        + "".join(f" --param {p}" for p in args.param)
+        + "`: extended BCubed over characters "
         "(macro average over pages), annotated text only; rendered = headless Chromium "
         "(JavaScript off, offline), static = the approximate layout from the same DOM.",
         "",
@@ -225,7 +235,13 @@ def main(argv: list[str] | None = None) -> int:
             )
     lines += [
         "",
-        "Time per page (median, seconds):",
+        "Time per page (median, seconds)"
+        + (
+            "; render times are those of the run that filled the snapshot cache"
+            if args.cache is not None
+            else ""
+        )
+        + ":",
         "",
         "| set | launch | load | snapshot | VIPS on rendered | static layout | "
         "VIPS on static | static coverage |",

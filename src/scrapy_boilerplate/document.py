@@ -375,7 +375,15 @@ def parse(
     text = _XML_DECL.sub("", text, count=1)
     parser = _parser()
     try:
-        root = etree.fromstring(text, parser)
+        try:
+            root = etree.fromstring(text, parser)
+        except ValueError as exc:
+            if "encoding declaration" not in str(exc):
+                raise
+            # An XML declaration our pattern could not strip (a mangled one, hundreds of
+            # characters long): the text is already decoded, so parse it as UTF-8 bytes.
+            parser = _parser("utf-8")
+            root = etree.fromstring(text.encode("utf-8", "surrogatepass"), parser)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:
         raise UnsupportedInput("parse-error", str(exc)) from None
     if root is None:
@@ -389,15 +397,18 @@ def parse(
 _LOCAL = threading.local()
 
 
-def _parser() -> Any:
-    """One parser per thread: lxml parsers must not be shared by concurrent threads.
+def _parser(encoding: str | None = None) -> Any:
+    """One parser per thread (and encoding): lxml parsers must not be shared by concurrent
+    threads.
 
     A plain ``etree.HTMLParser``: ``lxml.html``'s element classes cost a Python call per
     element proxy, and nothing here needs their extra methods.
     """
-    parser = getattr(_LOCAL, "parser", None)
+    key = "parser" if encoding is None else f"parser_{encoding}"
+    parser = getattr(_LOCAL, key, None)
     if parser is None:
-        parser = _LOCAL.parser = etree.HTMLParser(remove_blank_text=False, remove_comments=False)
+        parser = etree.HTMLParser(remove_blank_text=False, remove_comments=False, encoding=encoding)
+        setattr(_LOCAL, key, parser)
     return parser
 
 

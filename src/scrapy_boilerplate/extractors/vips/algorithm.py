@@ -85,7 +85,7 @@ DEFAULT_CHILD_SIZE: dict[str, float] = {
 class VipsConfig:
     """Every threshold of the algorithm (see docs/vips.md for how defaults were chosen)."""
 
-    pdoc: int = 6
+    pdoc: int = 5
     max_rounds: int = 20
     inline_by: str = "tag"  # "tag" (the TR's inline text tags) or "display" (computed CSS)
     text_size: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_TEXT_SIZE))
@@ -255,8 +255,9 @@ def doc_by_tag_and_size(
 @dataclass
 class _Round:
     roots: list[LNode]
-    area: float
+    area: float  # the sub-page's: relative sizes for rules 9 and 10
     config: VipsConfig
+    page_area: float = 0.0  # the page's: "DoC by size" (0: the sub-page's)
     forced: dict[int, tuple[int, str]] = field(default_factory=dict)  # rule 8's children
 
 
@@ -272,6 +273,8 @@ def dividable(node: LNode, rnd: _Round, prev_sibling_divided: bool | None) -> tu
     kind = node_kind(node, config)
     valid = [c for c in node.children if is_valid(c)]
     rel = node.area / rnd.area if rnd.area > 0 else 1.0
+    page = rnd.page_area or rnd.area
+    size = node.area / page if page > 0 else 1.0  # for "DoC by size"
     for rule in RULES[kind]:
         if rule == 1:
             if not valid:
@@ -302,7 +305,7 @@ def dividable(node: LNode, rnd: _Round, prev_sibling_divided: bool | None) -> tu
             different = [c for c in valid if not c.is_text and c.seen_background() != own]
             if different:
                 for c in different:
-                    c_rel = c.area / rnd.area if rnd.area > 0 else 1.0
+                    c_rel = c.area / page if page > 0 else 1.0
                     rnd.forced[id(c)] = (doc_by_tag_and_size(c, c_rel, 6, 8, config), "R8")
                 return DIVIDE, 0, "R8"
         elif rule == 9:
@@ -313,22 +316,24 @@ def dividable(node: LNode, rnd: _Round, prev_sibling_divided: bool | None) -> tu
             largest = max(c.area for c in valid)
             threshold = config.child_size.get(kind, config.child_size.get("other", 0.05))
             if rnd.area > 0 and largest / rnd.area < threshold:
-                return KEEP, doc_by_tag_and_size(node, rel, 1, 9, config), "R10"
+                return KEEP, doc_by_tag_and_size(node, size, 1, 9, config), "R10"
         elif rule == 11:
             if prev_sibling_divided is False:
-                return KEEP, doc_by_tag_and_size(node, rel, 1, 9, config), "R11"
+                return KEEP, doc_by_tag_and_size(node, size, 1, 9, config), "R11"
         elif rule == 12:
             return DIVIDE, 0, "R12"
         elif rule == 13:
-            return KEEP, doc_by_tag_and_size(node, rel, 1, 9, config), "R13"
+            return KEEP, doc_by_tag_and_size(node, size, 1, 9, config), "R13"
     return DIVIDE, 0, "R12"  # not reached: every row ends in rule 12 or 13
 
 
-def extract_blocks(roots: Sequence[LNode], config: VipsConfig) -> list[VisualBlock]:
+def extract_blocks(
+    roots: Sequence[LNode], config: VipsConfig, page_area: float = 0.0
+) -> list[VisualBlock]:
     """DivideDomtree (Figure 6) from the sub-page's DOM node(s): the pool of one round, in
     document order. Each extracted block is one DOM node with its DoC and rule."""
     area = _area(roots)
-    rnd = _Round(list(roots), area, config)
+    rnd = _Round(list(roots), area, config, page_area)
     pool: list[VisualBlock] = []
     # (node, index among its parent's children in this round's walk); siblings are
     # processed in order, so "the previous sibling was divided" is known when it is needed.
@@ -542,13 +547,14 @@ def segment(layout: Layout, config: VipsConfig | None = None) -> VisualBlock:
     body = layout.body()
     page = VisualBlock([body], 1, "page")
     hrs = [n for n in layout.nodes() if n.tag == "hr" and is_valid(n)]
+    page_area = page.w * page.h
     queue: list[VisualBlock] = [page]
     rounds = 0
     while queue and rounds < config.max_rounds:
         rounds += 1
         next_queue: list[VisualBlock] = []
         for vb in queue:
-            pool = extract_blocks(vb.nodes, config)
+            pool = extract_blocks(vb.nodes, config, page_area)
             if not pool or (len(pool) == 1 and pool[0].nodes == vb.nodes):
                 continue  # nothing to divide: the block stays a leaf
             structure = build_structure(pool, hrs, config)

@@ -57,7 +57,7 @@ PARAMS = (
     Param(
         "pdoc",
         int,
-        6,
+        5,
         "permitted degree of coherence: leaves with DoC <= pdoc are "
         "segmented again (smaller: coarser)",
         1,

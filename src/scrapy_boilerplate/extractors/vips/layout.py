@@ -336,22 +336,28 @@ def assign_xpaths(root: LNode) -> None:
 
 
 def _boxes_for_unboxed(root: LNode) -> None:
-    """An element without a layout box whose children render (``display: contents``,
-    some wrappers of inline content) is visible, with the union of their boxes."""
+    """Elements whose box is empty while their children render are given the union of
+    the children's boxes: a wrapper of floats (height 0, the clearfix case), a
+    ``display: contents`` element (no box at all). A reader sees them, so VIPS must
+    count them as valid nodes (TR 4.1: "a node that can be seen through the browser")."""
     order = list(root.iter())
     for node in reversed(order):  # children before their parent
-        if node.visible or node.is_text or node.display != "none" or not node.children:
+        if node.is_text or not node.children or (node.w > 0 and node.h > 0):
             continue
-        shown = [c for c in node.children if c.visible and (c.w > 0 or c.h > 0)]
+        if node.visible is False and node.display != "none":
+            continue  # visibility: hidden
+        shown = [c for c in node.children if c.visible and c.w > 0 and c.h > 0]
         if not shown:
             continue
-        x0 = min(c.x for c in shown)
-        y0 = min(c.y for c in shown)
+        boxes = shown if node.display == "none" else [*shown, node]
+        x0 = min(c.x for c in boxes)
+        y0 = min(c.y for c in boxes)
+        node.w = max(c.right for c in boxes) - x0
+        node.h = max(c.bottom for c in boxes) - y0
         node.x, node.y = x0, y0
-        node.w = max(c.right for c in shown) - x0
-        node.h = max(c.bottom for c in shown) - y0
-        node.visible = True
-        node.display = "contents"
+        if node.display == "none":
+            node.visible = True
+            node.display = "contents"
 
 
 def from_snapshot(
