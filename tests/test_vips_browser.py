@@ -9,8 +9,10 @@ import importlib.util
 import os
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+from scrapy.utils.defer import deferred_f_from_coro_f
 
 import scrapy_boilerplate as sb
 from scrapy_boilerplate.extractors.vips import RenderError, from_snapshot, render_snapshot
@@ -98,3 +100,34 @@ def test_display_contents_keeps_its_children():
     div = next(n for n in layout.nodes() if n.tag == "div")
     assert div.visible and div.display == "contents" and div.w > 0
     assert "kept paragraph" in div.text_content() and "loose text" in div.text_content()
+
+
+@deferred_f_from_coro_f
+async def test_crawl_through_scrapy_playwright_carries_the_snapshot():
+    """The real thing: scrapy-playwright renders the page in the system Chromium, our
+    PageMethod takes the snapshot, and VIPS segments that rendered layout."""
+    pytest.importorskip("scrapy_playwright")
+    from scrapy_playwright.page import PageMethod
+
+    from scrapy_boilerplate.extractors.vips import capture_snapshot
+    from scrapy_boilerplate.extractors.vips.render import LAUNCH_ARGS
+    from scrapy_helpers import LocalServer, PagesSpider, crawl
+
+    handler = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
+
+    class PlaywrightSpider(PagesSpider):
+        name = "vips-playwright"
+        custom_settings: ClassVar[dict] = {
+            "BOILERPLATE_EXTRACTOR": "vips",
+            "DOWNLOAD_HANDLERS": {"http": handler, "https": handler},
+            "PLAYWRIGHT_LAUNCH_OPTIONS": {"executable_path": CHROMIUM, "args": LAUNCH_ARGS},
+        }
+
+    with LocalServer() as base:
+        url = base + "/article.html"
+        meta = {"playwright": True, "playwright_page_methods": [PageMethod(capture_snapshot)]}
+        items, _, seen = await crawl(spider=PlaywrightSpider, urls=[url], metas={url: meta})
+    (view,) = seen
+    result = view["boilerplate"]
+    assert result.extra["layout"] == "rendered"
+    assert result.main_text and items[0]["extractor"] == "vips"
