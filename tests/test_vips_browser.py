@@ -131,3 +131,14 @@ async def test_crawl_through_scrapy_playwright_carries_the_snapshot():
     result = view["boilerplate"]
     assert result.extra["layout"] == "rendered"
     assert result.main_text and items[0]["extractor"] == "vips"
+
+
+def test_a_page_that_grows_forever_is_taken_at_its_load_event():
+    html = (
+        "<p>start</p><script>setInterval(() => { const p = document.createElement('p');"
+        " p.textContent = 'more'; document.body.appendChild(p); }, 5);</script>"
+    )
+    start = time.monotonic()
+    layout = from_snapshot(render_snapshot(html, timeout=20))
+    assert any(n.text == "start" for n in layout.nodes())
+    assert time.monotonic() - start < 20
