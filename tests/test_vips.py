@@ -490,3 +490,20 @@ def test_layout_from_meta_prefers_the_explicit_key():
     assert layout_from_meta({LAYOUT_KEY: snap, "playwright_page_methods": [Method()]}) is snap
     assert layout_from_meta({"playwright_page_methods": {"s": Method()}}) is Method.result
     assert layout_from_meta({}) is None
+
+
+def test_tree_leaves_carry_their_whole_text_and_parents_a_preview():
+    html = (PAGES / "article.html").read_text()
+    result = sb.extract(html, extractor="vips", layout=str(PAGES / "article.snapshot.json"))
+    tree = result.extra["tree"]
+    stack, leaves = [tree], []
+    while stack:
+        node = stack.pop()
+        assert {"id", "doc", "rule", "box", "xpaths", "text", "children"} <= set(node)
+        if node["children"]:
+            assert len(node["text"]) <= 200
+            stack.extend(node["children"])
+        else:
+            leaves.append(node)
+    texts = {b.text for b in result.blocks}
+    assert any(len(leaf["text"]) > 100 and leaf["text"] in texts for leaf in leaves)

@@ -592,15 +592,18 @@ def tree_to_dict(
     root: VisualBlock, max_text: int = 200, texts: Mapping[int, str] | None = None
 ) -> dict[str, Any]:
     """The visual block tree as plain JSON (iterative): per block its id, DoC, rule, box,
-    the XPaths of a leaf's DOM nodes and the start of its text (``max_text`` characters).
+    the XPaths of a leaf's DOM nodes and its text (a leaf's whole text; the first
+    ``max_text`` characters for a block with children, whose text is its leaves').
     ``texts`` may give the leaves' texts by ``id(leaf)`` (already computed)."""
     blocks = root.walk()
     short: dict[int, str] = {}
+    full: dict[int, str] = {}
     for vb in reversed(blocks):  # children before their parent: each text built once
         if vb.children:
             text = "\n".join(t for t in (short[id(c)] for c in vb.children) if t)
         else:
             text = texts[id(vb)] if texts is not None and id(vb) in texts else vb.text()
+            full[id(vb)] = text
         short[id(vb)] = text[:max_text]
     dicts = {
         id(vb): {
@@ -609,7 +612,7 @@ def tree_to_dict(
             "rule": vb.rule,
             "box": [round(vb.x, 1), round(vb.y, 1), round(vb.w, 1), round(vb.h, 1)],
             "xpaths": [n.xpath for n in vb.nodes] if vb.is_leaf else [],
-            "text": short[id(vb)],
+            "text": full.get(id(vb), short[id(vb)]),
             "children": [],
         }
         for vb in blocks
