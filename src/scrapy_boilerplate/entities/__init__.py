@@ -1,0 +1,6 @@
+"""Zero-shot entity extraction (Pasupat and Liang, ACL 2014): extraction predicates over the
+DOM, ranked for a query (work in progress: predicates and evaluation so far)."""
+
+from .predicates import Candidate, Predicate, generate
+
+__all__ = ["Candidate", "Predicate", "generate"]
