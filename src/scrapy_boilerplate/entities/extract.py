@@ -1,0 +1,136 @@
+"""``extract_entities(html, query)``: the entity lists of a page that answer a query, ranked.
+
+Generation (:mod:`.predicates`), features (:mod:`.features`) and the log-linear model
+(:mod:`.model`, weights shipped in ``entities/model/entities.json``) together; the result is
+plain JSON.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..document import Document, parse
+from ..errors import UnsupportedInput
+from .features import PageIndex, denotation_features, query_features, structural_features
+from .model import Model
+from .predicates import Candidate, generate
+
+MODEL_DIR = Path(__file__).parent / "model"
+DEFAULT_MODEL = MODEL_DIR / "entities.json"
+
+
+@dataclass
+class EntityResult:
+    """Ranked entity lists (best first) with their probability and XPath; ``reason`` says
+    why there are none."""
+
+    query: str
+    lists: list[dict[str, Any]] = field(default_factory=list)
+    reason: str | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def entities(self) -> list[str]:
+        return list(self.lists[0]["entities"]) if self.lists else []
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "lists": self.lists, "reason": self.reason,
+                "info": self.info}  # fmt: skip
+
+
+@lru_cache(maxsize=8)
+def load_model(path: str | None = None) -> Model:
+    """The shipped model, or a user's (a path); loaded once per process."""
+    return Model.load(path or DEFAULT_MODEL)
+
+
+class PageCandidates:
+    """A page's candidates with their query-independent features, computed once so that
+    several queries on one page (a focused crawl, the benchmark) share the work."""
+
+    def __init__(self, doc: Document, k: int = 8, max_nodes: int = 20000,
+                 max_predicates: int = 500000, extended: bool = False) -> None:  # fmt: skip
+        t0 = time.perf_counter()
+        self.candidates, self.info = generate(
+            doc.body, k=k, extended=extended, max_nodes=max_nodes, max_predicates=max_predicates
+        )
+        self.page = PageIndex(doc.root)
+        self.base: list[dict[str, float]] = []
+        for cand in self.candidates:
+            feats: dict[str, float] = {}
+            structural_features(feats, cand, self.page)
+            denotation_features(feats, cand.entities)
+            self.base.append(feats)
+        self.info["seconds"] = time.perf_counter() - t0
+
+    def features(self, query: str) -> list[dict[str, float]]:
+        out = []
+        for cand, base in zip(self.candidates, self.base, strict=True):
+            feats = dict(base)
+            query_features(feats, query, cand)
+            out.append(feats)
+        return out
+
+    def counts(self) -> list[int]:
+        return [len(c.predicates) for c in self.candidates]
+
+
+def rank(pc: PageCandidates, query: str, model: Model) -> list[tuple[float, Candidate]]:
+    """Candidates with their probability, best first (ties: larger lists first)."""
+    if not pc.candidates:
+        return []
+    logp = model.log_probs(pc.features(query), pc.counts())
+    order = sorted(
+        zip(logp, pc.candidates, strict=True), key=lambda t: (-t[0], -len(t[1].nodes), t[1].first)
+    )
+    return [(math.exp(lp), c) for lp, c in order]
+
+
+def extract_entities(
+    html: Any,
+    query: str,
+    top_k: int = 5,
+    model: str | None = None,
+    k: int = 8,
+    max_nodes: int = 20000,
+    max_predicates: int = 500000,
+) -> EntityResult:
+    """The ``top_k`` entity lists of ``html`` (str, bytes, Selector, lxml tree or Document)
+    for ``query``, each ``{"entities", "score", "xpath", "predicates"}``.
+
+    An empty or missing query raises ``ValueError`` (a configuration error); a page that
+    cannot be read or has no list gives an empty result with ``reason``.
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError("extract_entities needs a non-empty query")
+    if top_k < 1:
+        raise ValueError("top_k must be at least 1")
+    result = EntityResult(query)
+    try:
+        doc = parse(html)
+    except UnsupportedInput as exc:
+        result.reason = exc.reason
+        return result
+    pc = PageCandidates(doc, k=k, max_nodes=max_nodes, max_predicates=max_predicates)
+    result.info = {k_: v for k_, v in pc.info.items() if k_ != "seconds"}
+    if not pc.candidates:
+        result.reason = "no-list"
+        return result
+    for prob, cand in rank(pc, query, load_model(model))[:top_k]:
+        result.lists.append(
+            {
+                "entities": list(cand.entities),
+                "score": round(prob, 6),
+                "xpath": cand.predicate.xpath(),
+                "predicates": len(cand.predicates),
+            }
+        )
+    return result
+
+
+__all__ = ["EntityResult", "PageCandidates", "extract_entities", "load_model", "rank"]

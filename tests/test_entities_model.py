@@ -1,0 +1,113 @@
+"""Entity extraction: the paper's evaluation rule, the feature recipe, the log-linear model
+and extract_entities, on small hand-made data."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import scrapy_boilerplate as sb
+from scrapy_boilerplate.entities.data import compatible, near_match, read_openweb, read_webqa
+from scrapy_boilerplate.entities.extract import PageCandidates, extract_entities
+from scrapy_boilerplate.entities.features import _holes, recipe, word_shape
+from scrapy_boilerplate.entities.model import Model, TrainingPage, train
+from test_entities_predicates import TRAILS
+
+
+def test_near_match_allows_edit_distance_two_after_normalisation():
+    assert near_match("Avalon Loop", ["avalon loop"])
+    assert near_match("Avalon Lop", ["Avalon Loop"])  # one edit
+    assert near_match("Governer Bridge", ["Governor Bridge."])  # one edit, outer punctuation
+    assert not near_match("Hilton Area", ["Avalon Loop"])
+
+
+def test_compatible_checks_first_second_and_last():
+    crit = (("Avalon Super Loop",), ("Hilton Area",), ("Wildlands Loop",))
+    assert compatible(["Avalon Super Loop", "Hilton Area", "Avalon Loop", "Wildlands Loop"], crit)
+    assert not compatible(["Avalon Super Loop", "Hilton Area", "Avalon Loop"], crit)
+    assert not compatible(["Avalon Super Loop"], crit)
+
+
+def test_readers(tmp_path):
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "pages" / "p1.html").write_text(TRAILS)
+    data = {
+        "options": {"pageFile": "pages/{page_id}.html"},
+        "data": [{"id": "x", "page_id": "p1", "query": "hiking trails near baltimore",
+                  "entities": ["Avalon Super Loop", "Hilton Area", "Wildlands Loop"]}],
+    }  # fmt: skip
+    (tmp_path / "lists.train.json").write_text(json.dumps(data))
+    (ex,) = read_openweb(tmp_path / "lists.train.json")
+    assert ex.criteria[2] == ("Wildlands Loop",) and "Avalon" in ex.html()
+    answers = [["Avalon Super Loop"], ["Hilton Area", "Hilton"], ["Wildlands Loop"]]
+    row = {"id": "p1-t1", "question": "Which trails?", "page_id": "p1", "answer_kind": "list",
+           "answers": answers}  # fmt: skip
+    (tmp_path / "examples.jsonl").write_text(json.dumps(row) + "\n")
+    (wq,) = read_webqa(tmp_path)
+    assert wq.criteria[1] == ("Hilton Area", "Hilton")
+
+
+def test_recipe_histogram_features():
+    out: dict[str, float] = {}
+    recipe(out, "TAG", ["td", "td", "td", "th"], finite=True)
+    assert out["TAG-MAJORITY=td"] == 1.0
+    assert "TAG-MAJORITYRATIO:<=0.75" in out  # 3 of 4
+    assert "TAG-SINGLE" not in out
+    assert "TAG-ENTROPY:<=0.5" in out  # entropy of (3/4, 1/4) / log 4 = 0.41
+    single: dict[str, float] = {}
+    recipe(single, "N", [2, 2, 2], real=True)
+    assert "N-SINGLE" in single and "N-ENTROPY:<=0.0" in single
+    assert "N-MEAN:log1" in single and "N-STD:log0" in single
+
+
+def test_word_and_phrase_shapes():
+    assert word_shape("Barack") == "Aa" and word_shape("12.7") == "0.0"
+    assert word_shape("McKeldin") == "AaAa"
+
+
+def test_head_hole_when_the_first_sibling_is_not_selected():
+    doc = sb.parse(TRAILS)
+    rows = doc.root.xpath("//table[2]//tr")
+    assert _holes(rows[1:]) == (False, True, False)
+    assert _holes(rows) == (True, False, False)
+
+
+def test_training_learns_the_feature_of_compatible_lists():
+    feats = [{"good": 1.0, "noise": 1.0}, {"bad": 1.0, "noise": 1.0}]
+    pages = [TrainingPage(feats, [1, 3], [True, False]) for _ in range(20)]
+    model = train(pages, passes=5)
+    assert model.weights["good"] > 0 > model.weights["bad"]
+    logp = model.log_probs([{"good": 1.0}, {"bad": 1.0}], [1, 1])
+    assert math.isclose(sum(math.exp(x) for x in logp), 1.0)
+    assert logp[0] > logp[1]
+
+
+def test_a_candidate_with_more_predicates_is_more_probable_all_else_equal():
+    logp = Model().log_probs([{}, {}], [1, 3])
+    assert math.isclose(math.exp(logp[1]), 0.75)
+
+
+def test_extract_entities_with_a_model(tmp_path):
+    doc = sb.parse(TRAILS)
+    pc = PageCandidates(doc)
+    names = ["Avalon Super Loop", "Hilton Area", "Avalon Loop", "Wildlands Loop"]
+    ok = [c.entities == names for c in pc.candidates]
+    model = train([TrainingPage(pc.features("hiking trails"), pc.counts(), ok)] * 3)
+    path = tmp_path / "m.json"
+    model.save(path)
+    result = extract_entities(TRAILS, "hiking trails near baltimore", model=str(path))
+    assert result.entities == names
+    best = result.lists[0]
+    assert best["xpath"].endswith("tr/td[1]") and 0 < best["score"] <= 1
+    json.dumps(result.to_dict())
+
+
+def test_extract_entities_bad_input():
+    with pytest.raises(ValueError, match="query"):
+        extract_entities(TRAILS, "  ")
+    empty = extract_entities("", "anything")
+    assert empty.reason == "empty" and empty.lists == []
+    one = extract_entities("<p>just one paragraph</p>", "anything", model=None)
+    assert one.reason == "no-list"
