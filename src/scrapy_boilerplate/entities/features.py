@@ -109,6 +109,7 @@ class PageIndex:
             stack.append((el, True))
             stack.extend((c, False) for c in reversed(el) if isinstance(c.tag, str))
         self.total = max(t, 1)
+        self.memo: dict[tuple[str, tuple[int, ...]], Features] = {}
 
 
 def _holes(nodes: Sequence[Any]) -> tuple[bool, bool, bool]:
@@ -135,7 +136,18 @@ def _holes(nodes: Sequence[Any]) -> tuple[bool, bool, bool]:
 
 def node_features(out: Features, prefix: str, nodes: Sequence[Any], page: PageIndex) -> None:
     """The recipe on a list of nodes: tag, id, class, children and sibling counts, index,
-    parent; holes; page coverage."""
+    parent; holes; page coverage. Memoised per page and node list: candidates share their
+    ancestors (every column of a table has the same grandparent list)."""
+    key = (prefix, tuple(map(id, nodes)))
+    cached = page.memo.get(key)
+    if cached is None:
+        cached = {}
+        _node_features(cached, prefix, nodes, page)
+        page.memo[key] = cached
+    out.update(cached)
+
+
+def _node_features(out: Features, prefix: str, nodes: Sequence[Any], page: PageIndex) -> None:
     recipe(out, f"{prefix}TAG", [_tag(n) for n in nodes], finite=True)
     recipe(out, f"{prefix}ID", [n.get("id") or "" for n in nodes], majority_value=False)
     recipe(out, f"{prefix}CLASS", [n.get("class") or "" for n in nodes])

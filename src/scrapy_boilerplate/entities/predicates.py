@@ -138,7 +138,17 @@ def _generalisations(
 ) -> Iterator[tuple[Entry, ...]]:
     """The node's own predicate with any subset of the last ``k`` indices dropped."""
     m = min(k, len(path))
-    head, tail = path[: len(path) - m], path[len(path) - m :]
+    head = path[: len(path) - m]
+    for combo in _tail_options(path, k, extended, is_last):
+        yield head + combo
+
+
+def _tail_options(
+    path: tuple[Entry, ...], k: int, extended: bool, is_last: bool
+) -> Iterator[tuple[Entry, ...]]:
+    """The generalisations of the last ``k`` entries only (the head stays as it is)."""
+    m = min(k, len(path))
+    tail = path[len(path) - m :]
     options = []
     for j, (tag, index) in enumerate(tail):
         opts: list[Entry] = [(tag, index), (tag, ANY)]
@@ -148,8 +158,7 @@ def _generalisations(
             if j == len(tail) - 1 and not is_last:
                 opts.append((tag, ALL_BUT_LAST))
         options.append(opts)
-    for combo in product(*options):
-        yield head + combo
+    yield from product(*options)
 
 
 def generate(
@@ -163,13 +172,19 @@ def generate(
     """Candidates (denotation groups) of the page under ``root``, in order of first node,
     and ``info`` (counts; ``truncated`` when a cap was reached)."""
     nodes = page_nodes(root, max_chars, max_nodes)
-    groups: dict[tuple[Entry, ...], list[int]] = {}
+    # A key is (length of the untouched head, the head itself, the generalised tail): the
+    # head is shared by reference, so no path is copied per generalisation.
+    groups: dict[tuple[Any, ...], list[int]] = {}
     truncated = nodes.truncated
+    heads: dict[tuple[Entry, ...], tuple[Entry, ...]] = {}
     for i, (path, text) in enumerate(zip(nodes.paths, nodes.texts, strict=True)):
         if text is None:
             continue
+        head = path[: len(path) - min(k, len(path))]
+        head = heads.setdefault(head, head)
         # [:-1] only on the last entry: "all but the last" of the node's own siblings
-        for key in _generalisations(path, k, extended, nodes.last_of_tag[i]):
+        for tail in _tail_options(path, k, extended, nodes.last_of_tag[i]):
+            key = (head, tail)
             members = groups.get(key)
             if members is None:
                 if len(groups) >= max_predicates:
@@ -192,7 +207,7 @@ def generate(
                 [nodes.texts[i] for i in members],  # type: ignore[misc]
                 first=members[0],
             )
-        cand.predicates.append(Predicate(key))
+        cand.predicates.append(Predicate(key[0] + key[1]))
     candidates = sorted(by_denotation.values(), key=lambda c: (c.first, -len(c.nodes)))
     info = {
         "nodes": len(nodes.elements),
