@@ -111,3 +111,22 @@ def test_extract_entities_bad_input():
     assert empty.reason == "empty" and empty.lists == []
     one = extract_entities("<p>just one paragraph</p>", "anything", model=None)
     assert one.reason == "no-list"
+
+
+def test_cli_entities_prints_json(tmp_path, capsys):
+    from scrapy_boilerplate.cli import EXIT_USAGE, main
+
+    page = tmp_path / "trails.html"
+    page.write_text(TRAILS)
+    doc = sb.parse(TRAILS)
+    pc = PageCandidates(doc)
+    names = ["Avalon Super Loop", "Hilton Area", "Avalon Loop", "Wildlands Loop"]
+    ok = [c.entities == names for c in pc.candidates]
+    model = tmp_path / "m.json"
+    train([TrainingPage(pc.features("trails"), pc.counts(), ok)] * 3).save(model)
+    code = main(["entities", "--query", "hiking trails", "--model", str(model), str(page)])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["lists"][0]["entities"] == names and out["query"] == "hiking trails"
+    assert main(["entities", "--query", " ", str(page)]) == EXIT_USAGE
+    assert sb.extract_entities is extract_entities

@@ -33,6 +33,7 @@ __all__ = [
     "UnsupportedInput",
     "available",
     "extract",
+    "extract_entities",
     "get_extraction",
     "parse",
     "register",
@@ -45,6 +46,7 @@ _LAZY = {
     "Addon": "scrapy_boilerplate.addon",
     "BoilerplateHtmlResponse": "scrapy_boilerplate.middleware",
     "get_extraction": "scrapy_boilerplate.middleware",
+    "extract_entities": "scrapy_boilerplate.entities.extract",
 }
 
 

@@ -338,6 +338,21 @@ def build_parser(
     tr.add_argument("--valid-share", type=float, default=0.1, help="pages kept for early stopping")
     tr.add_argument("--seed", type=int, default=0, help="random seed")
 
+    en = sub.add_parser(
+        "entities",
+        help="the entity lists of a page that answer a query, as JSON",
+        description=(
+            "Zero-shot entity extraction (Pasupat and Liang): rank the page's extraction "
+            "predicates for QUERY and print the best lists with their score and XPath."
+        ),
+        allow_abbrev=False,
+    )
+    en.add_argument("input", metavar="FILE|URL|-", help="a page: a file, an http(s) URL or -")
+    en.add_argument("--query", "-q", required=True, help="what to list, e.g. 'hiking trails'")
+    en.add_argument("--top-k", type=int, default=5, help="how many lists (default 5)")
+    en.add_argument("--model", default=None, help="a model file of your own (JSON)")
+    en.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
+
     sub.add_parser(
         "bench",
         help="run the benchmark (see 'bench --help')",
@@ -721,6 +736,25 @@ def cmd_train(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_entities(args: argparse.Namespace) -> int:
+    """``entities``: the ranked entity lists of a page for a query, as JSON."""
+    from .entities.extract import extract_entities
+
+    if not args.query.strip():
+        raise UsageError("--query must not be empty")
+    if args.top_k < 1:
+        raise UsageError(f"--top-k must be at least 1, got {args.top_k}")
+    if args.model is not None and not Path(args.model).is_file():
+        raise InputError(f"model file not found: {args.model}")
+    page, _, _ = _read_input(args.input)
+    result = extract_entities(page, args.query, top_k=args.top_k, model=args.model)
+    _write(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n", args.output)
+    if result.reason is not None:
+        _err(f"no entity list ({result.reason})", "note")
+        return EXIT_NO_TEXT
+    return EXIT_OK
+
+
 def cmd_bench(argv: list[str]) -> int:
     """``bench``: hand every argument to the benchmark runner (imported only now)."""
     try:
@@ -763,6 +797,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_list(args, specs, failures)
         if args.command == "train":
             return cmd_train(args)
+        if args.command == "entities":
+            return cmd_entities(args)
         return cmd_extract(args, options)
     except UsageError as exc:
         _err(str(exc))
