@@ -16,7 +16,13 @@ from typing import Any
 
 from ..document import Document, parse
 from ..errors import UnsupportedInput
-from .features import PageIndex, denotation_features, query_features, structural_features
+from .features import (
+    PageIndex,
+    context_text,
+    denotation_features,
+    query_features,
+    structural_features,
+)
 from .model import Model
 from .predicates import Candidate, generate
 
@@ -60,6 +66,7 @@ class PageCandidates:
             doc.body, k=k, extended=extended, max_nodes=max_nodes, max_predicates=max_predicates
         )
         self.page = PageIndex(doc.root)
+        self.contexts = [context_text(c) for c in self.candidates]  # query-independent
         self.base: list[dict[str, float]] = []
         for cand in self.candidates:
             feats: dict[str, float] = {}
@@ -70,9 +77,9 @@ class PageCandidates:
 
     def features(self, query: str) -> list[dict[str, float]]:
         out = []
-        for cand, base in zip(self.candidates, self.base, strict=True):
+        for cand, base, context in zip(self.candidates, self.base, self.contexts, strict=True):
             feats = dict(base)
-            query_features(feats, query, cand)
+            query_features(feats, query, cand, context)
             out.append(feats)
         return out
 

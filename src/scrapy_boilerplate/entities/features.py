@@ -209,6 +209,7 @@ def _pos(text: str) -> tuple[str, ...]:
     return tuple(t for _, t in _tagger()(text)) if text.strip() else ()
 
 
+@lru_cache(maxsize=200000)
 def word_shape(word: str) -> str:
     """Aa, a, A, 0, or the character classes collapsed (``Barack`` -> Aa, ``3.1`` -> 0.0)."""
     out = []
@@ -219,16 +220,32 @@ def word_shape(word: str) -> str:
     return "".join(out)[:6]
 
 
+@lru_cache(maxsize=200000)
+def _entity_tokens(entity: str) -> tuple[int, str, tuple[str, ...], str, str, str, tuple[str, ...]]:
+    """Every abstract token of one entity string, computed once per string."""
+    words = entity.split()
+    shapes = tuple(word_shape(x) for x in words)
+    tags = _pos(entity)
+    return (
+        len(words),
+        " ".join(shapes[:4]),
+        shapes,
+        words[0].lower() if words else "",
+        words[-1].lower() if words else "",
+        " ".join(tags[:4]),
+        tags,
+    )
+
+
 def denotation_features(out: Features, entities: Sequence[str]) -> None:
-    words = [e.split() for e in entities]
-    recipe(out, "WORDSCOUNT", [len(w) for w in words], real=True)
-    recipe(out, "PHRASESHAPE", [" ".join(word_shape(x) for x in w[:4]) for w in words])
-    recipe(out, "WORDSHAPE", [word_shape(x) for w in words for x in w], finite=True)
-    recipe(out, "FIRSTWORD", [w[0].lower() if w else "" for w in words])
-    recipe(out, "LASTWORD", [w[-1].lower() if w else "" for w in words])
-    tags = [_pos(e) for e in entities]
-    recipe(out, "PHRASEPOS", [" ".join(t[:4]) for t in tags])
-    recipe(out, "WORDPOS", [x for t in tags for x in t], finite=True)
+    toks = [_entity_tokens(e) for e in entities]
+    recipe(out, "WORDSCOUNT", [t[0] for t in toks], real=True)
+    recipe(out, "PHRASESHAPE", [t[1] for t in toks])
+    recipe(out, "WORDSHAPE", [x for t in toks for x in t[2]], finite=True)
+    recipe(out, "FIRSTWORD", [t[3] for t in toks])
+    recipe(out, "LASTWORD", [t[4] for t in toks])
+    recipe(out, "PHRASEPOS", [t[5] for t in toks])
+    recipe(out, "WORDPOS", [x for t in toks for x in t[6]], finite=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -284,11 +301,14 @@ def context_text(cand: Candidate, limit: int = 300) -> str:
     return " ".join(" ".join(parts).split())[: 4 * limit]
 
 
-def query_features(out: Features, query: str, cand: Candidate) -> None:
+def query_features(out: Features, query: str, cand: Candidate, context: str | None = None) -> None:
+    """``context`` is :func:`context_text` of the candidate, when already computed."""
     q = query_words(query)
     if not q:
         return
-    out[bin_value("Q:CONTEXT-OVERLAP", _overlap(q, context_text(cand)))] = 1.0
+    if context is None:
+        context = context_text(cand)
+    out[bin_value("Q:CONTEXT-OVERLAP", _overlap(q, context))] = 1.0
     joined = " ".join(cand.entities[:50])
     out[bin_value("Q:ENTITY-OVERLAP", _overlap(q, joined))] = 1.0
     majority_pos = Counter(" ".join(_pos(e)[:2]) for e in cand.entities[:50]).most_common(1)
