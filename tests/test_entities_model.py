@@ -101,6 +101,8 @@ def test_extract_entities_with_a_model(tmp_path):
     assert result.entities == names
     best = result.lists[0]
     assert best["xpath"].endswith("tr/td[1]") and 0 < best["score"] <= 1
+    selected = sb.parse(TRAILS).root.xpath(best["xpath"])  # the XPath selects the list
+    assert [" ".join(n.itertext()).strip() for n in selected] == names
     json.dumps(result.to_dict())
 
 

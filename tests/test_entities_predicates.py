@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import scrapy_boilerplate as sb
 from scrapy_boilerplate.entities.predicates import ANY, Predicate, _generalisations, generate
 
-TRAILS = (
-    """<html><body>
-<h1>Hiking near Baltimore, Maryland</h1>
-<table><tr><td>Home</td><td>Explore</td></tr></table>
-<table>
-<tr><th>Name</th><th>Length</th></tr>
-<tr><td>Avalon Super Loop</td><td>12.7 miles</td></tr>
-<tr><td>Hilton Area</td><td>7.8 miles</td></tr>
-<tr><td>Avalon Loop</td><td>9.4 miles</td></tr>
-<tr><td>Wildlands Loop</td><td>4.4 miles</td></tr>
-</table>
-<p>"""
-    + "A long paragraph of prose that is no entity at all. " * 4
-    + """</p>
-</body></html>"""
-)
+# a page written for these tests (also used by the pipeline tests)
+TRAILS = (Path(__file__).parent / "pages" / "trails.html").read_text(encoding="utf-8")
 
 
 def candidates(html, **kw):

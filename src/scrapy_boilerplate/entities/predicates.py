@@ -88,13 +88,28 @@ def _tag(el: Any) -> str | None:
     return tag.rsplit("}", 1)[-1].lower()
 
 
+def _path_of(el: Any) -> tuple[Entry, ...]:
+    """The path of ``el`` from the document's root (a predicate is an absolute XPath even
+    when the walk starts at ``<body>``)."""
+    entries: list[Entry] = []
+    while el is not None:
+        tag = _tag(el) or "html"
+        parent = el.getparent()
+        index = 1
+        if parent is not None:
+            index = 1 + sum(1 for s in el.itersiblings(preceding=True) if _tag(s) == tag)
+        entries.append((tag, index))
+        el = parent
+    return tuple(reversed(entries))
+
+
 def page_nodes(root: Any, max_chars: int = 140, max_nodes: int = 20000) -> PageNodes:
     """Walk the tree once (iteratively): paths with same-tag indices, entity texts."""
     elements: list[Any] = []
     paths: list[tuple[Entry, ...]] = []
     last: list[bool] = []
     truncated = False
-    stack: list[tuple[Any, tuple[Entry, ...], bool]] = [(root, ((_tag(root) or "html", 1),), True)]
+    stack: list[tuple[Any, tuple[Entry, ...], bool]] = [(root, _path_of(root), True)]
     while stack:
         el, path, is_last = stack.pop()
         if len(elements) >= max_nodes:

@@ -1,0 +1,95 @@
+"""EntityPipeline in real crawls: the query's precedence, the page an item came from, bad
+configuration and items without a query."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import pytest
+from scrapy.utils.defer import deferred_f_from_coro_f
+from scrapy.utils.test import get_crawler
+
+from scrapy_boilerplate.entity_pipeline import QUERY_META, EntityPipeline
+from scrapy_helpers import PAGES, Collect, PagesSpider, boilerplate_stats, crawl
+
+TRAILS_URL = (PAGES / "trails.html").as_uri()
+SETTINGS = {
+    "SPIDER_MIDDLEWARES": {"scrapy_boilerplate.entity_pipeline.EntitySpiderMiddleware": 600},
+    "ITEM_PIPELINES": {EntityPipeline: 300, Collect: 900},
+}
+
+
+class TrailsSpider(PagesSpider):
+    name = "trails"
+    entity_query = "hiking trails near baltimore"
+
+
+@deferred_f_from_coro_f
+async def test_items_get_the_entity_lists_of_their_page():
+    items, stats, _ = await crawl(SETTINGS, spider=TrailsSpider, urls=[TRAILS_URL])
+    (item,) = items
+    assert 1 <= len(item["entity_candidates"]) <= 5
+    best = item["entity_candidates"][0]
+    assert item["entities"] == best["entities"] and best["xpath"].startswith("/html")
+    assert 0 < best["score"] <= 1
+    assert boilerplate_stats(stats)["entities/pages"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_query_precedence_item_then_meta_then_spider_then_setting(monkeypatch):
+    import scrapy_boilerplate.entities.extract as ex
+
+    seen_queries: list[str] = []
+    real = ex.extract_entities
+
+    def spy(html: Any, query: str, *args: Any) -> Any:
+        seen_queries.append(query)
+        return real(html, query, *args)
+
+    monkeypatch.setattr(ex, "extract_entities", spy)
+    urls = [TRAILS_URL + "#item", TRAILS_URL + "#meta", TRAILS_URL + "#spider"]
+
+    def make_item(response: Any) -> dict:
+        item = {"url": response.url}
+        if response.url.endswith("#item"):
+            item["query"] = "from the item"
+        return item
+
+    metas = {u: {QUERY_META: "from the meta"} for u in urls[:2]}
+    setting = {**SETTINGS, "BOILERPLATE_ENTITY_QUERY": "from the setting"}
+    await crawl(setting, spider=TrailsSpider, urls=urls, metas=metas, make_item=make_item)
+    await crawl(setting, spider=PagesSpider, urls=[TRAILS_URL])
+    assert sorted(seen_queries) == sorted(
+        ["from the item", "from the meta", "hiking trails near baltimore", "from the setting"]
+    )
+
+
+@deferred_f_from_coro_f
+async def test_an_item_without_any_query_is_kept_with_the_reason():
+    items, stats, _ = await crawl(SETTINGS, spider=PagesSpider, urls=[TRAILS_URL])
+    (item,) = items
+    assert item["entities"] == [] and item["entities_reason"] == "no-query"
+    assert boilerplate_stats(stats)["entities/skipped/no-query"] == 1
+
+
+def test_an_empty_query_setting_fails_at_start():
+    crawler = get_crawler(PagesSpider, {"BOILERPLATE_ENTITY_QUERY": "  "})
+    with pytest.raises(ValueError, match="BOILERPLATE_ENTITY_QUERY"):
+        EntityPipeline.from_crawler(crawler)
+
+
+@deferred_f_from_coro_f
+async def test_a_page_without_lists_gives_an_empty_result_with_its_reason():
+    class OneParagraph(TrailsSpider):
+        name = "one-paragraph"
+        custom_settings: ClassVar[dict] = {}
+
+    page = PAGES / "one_paragraph.html"
+    page.write_text("<html><body><p>Just one paragraph here.</p></body></html>")
+    try:
+        items, stats, _ = await crawl(SETTINGS, spider=OneParagraph, urls=[page.as_uri()])
+    finally:
+        page.unlink()
+    (item,) = items
+    assert item["entities"] == [] and item["entities_reason"] == "no-list"
+    assert boilerplate_stats(stats)["entities/empty/no-list"] == 1
