@@ -79,17 +79,14 @@ def test_an_empty_query_setting_fails_at_start():
 
 
 @deferred_f_from_coro_f
-async def test_a_page_without_lists_gives_an_empty_result_with_its_reason():
+async def test_a_page_without_lists_gives_an_empty_result_with_its_reason(tmp_path):
     class OneParagraph(TrailsSpider):
         name = "one-paragraph"
         custom_settings: ClassVar[dict] = {}
 
-    page = PAGES / "one_paragraph.html"
+    page = tmp_path / "one_paragraph.html"
     page.write_text("<html><body><p>Just one paragraph here.</p></body></html>")
-    try:
-        items, stats, _ = await crawl(SETTINGS, spider=OneParagraph, urls=[page.as_uri()])
-    finally:
-        page.unlink()
+    items, stats, _ = await crawl(SETTINGS, spider=OneParagraph, urls=[page.as_uri()])
     (item,) = items
     assert item["entities"] == [] and item["entities_reason"] == "no-list"
     assert boilerplate_stats(stats)["entities/empty/no-list"] == 1
