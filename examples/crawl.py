@@ -29,7 +29,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 SITE = HERE / "site"
 DEFAULT_OUTPUT = HERE / "output"
-SPIDERS = ("articles", "cnr", "per_request")
+SPIDERS = ("articles", "cnr", "per_request", "focused")
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -52,7 +52,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--spider",
         action="append",
         choices=SPIDERS,
-        help="spider to run (repeatable; default: all three)",
+        help="spider to run (repeatable; default: all four)",
     )
     parser.add_argument(
         "--output-dir",
@@ -118,6 +118,11 @@ def summarize(
     }
     for key, value in sorted(problems.items()):
         print(f"  {key}: {value}")
+    with_lists = [it for it in items if it.get("entities")]
+    if with_lists:
+        sample = max(with_lists, key=lambda it: it["entity_candidates"][0]["score"])
+        print(f"Entities ({len(with_lists)} pages), e.g. {sample['url'].rsplit('/', 1)[-1]}:")
+        print("  " + "; ".join(sample["entities"][:5]))
     with_text = [it for it in items if it["main_text"]]
     if with_text:
         sample = max(with_text, key=lambda it: len(it["main_text"]))

@@ -33,5 +33,8 @@ def test_example_crawl_runs_every_spider_and_writes_items_with_main_text(tmp_pat
     }
     assert per_request["index.html"]["extractor"] == "cnr"
     assert per_request["night-trains.html"]["extractor"] == "justext"
+    focused = [json.loads(line) for line in (tmp_path / "focused.jsonl").read_text().splitlines()]
+    assert len(focused) == 9 and all(isinstance(it["entities"], list) for it in focused)
+    assert any(it["entities"] and it["entity_candidates"][0]["xpath"] for it in focused)
     assert "Pages crawled:           9" in proc.stdout
     assert "Mean main-text length:" in proc.stdout and "Sample:" in proc.stdout

@@ -20,3 +20,7 @@ class Article:
     boilerplate_reason: str | None = None
     language: str | None = None
     markdown: str = ""
+    # written by EntityPipeline (the "focused" spider)
+    entities: list[str] = field(default_factory=list)
+    entity_candidates: list[dict[str, Any]] = field(default_factory=list)
+    entities_reason: str | None = None

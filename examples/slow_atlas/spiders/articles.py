@@ -74,3 +74,22 @@ class PerRequestSpider(ArticleSpider):
         if override is not None:
             meta["boilerplate"] = override
         return scrapy.Request(url, callback=self.parse, meta=meta)
+
+
+class FocusedSpider(ArticleSpider):
+    """A focused crawl: every page also gets the entity lists that answer a query
+    (zero-shot entity extraction; EntityPipeline writes ``entities`` and
+    ``entity_candidates``). Change the query with ``-a query="..."``."""
+
+    name = "focused"
+    custom_settings: ClassVar[dict[str, Any]] = {
+        "SPIDER_MIDDLEWARES": {
+            "scrapy_boilerplate.entity_pipeline.EntitySpiderMiddleware": 600,
+        },
+        "ITEM_PIPELINES": {"scrapy_boilerplate.entity_pipeline.EntityPipeline": 300},
+        "BOILERPLATE_ENTITY_TOP_K": 3,
+    }
+
+    def __init__(self, query: str = "most read articles this week", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.entity_query = query  # the pipeline reads the spider's attribute
