@@ -507,3 +507,17 @@ def test_tree_leaves_carry_their_whole_text_and_parents_a_preview():
             leaves.append(node)
     texts = {b.text for b in result.blocks}
     assert any(len(leaf["text"]) > 100 and leaf["text"] in texts for leaf in leaves)
+
+
+def test_rule4_font_thresholds_are_parameters():
+    from scrapy_boilerplate.extractors.vips.algorithm import Separator
+
+    up = VisualBlock([node("p", 0, 0, 500, 20, children=[text("a", 0, 0, 500, 20)])], 10, "R4")
+    down = VisualBlock([node("p", 0, 40, 500, 20, font_size=17, children=[
+        text("b", 0, 40, 500, 20, font_size=17)])], 10, "R4")  # fmt: skip
+    sep = Separator("h", 20, 40)
+    strict = separator_weight(sep, [up], [down], [], VipsConfig(font_size_diff=0.5))
+    lenient = separator_weight(sep, [up], [down], [], VipsConfig(font_size_diff=2.0))
+    assert strict > lenient  # 16 px vs 17 px: different only under the strict threshold
+    result = sb.extract("<p>x</p>", extractor="vips", font_size_diff=2.0, weight_base=2.0)
+    assert result.params["font_size_diff"] == 2.0

@@ -103,6 +103,8 @@ class VipsConfig:
     weight_font_weight: float = 1.0
     weight_font_order: float = 1.0  # smaller font above than below
     weight_similar: float = 1.0  # rule 5: subtracted for similar structure on both sides
+    font_size_diff: float = 0.5  # rule 4: font sizes differ by more than this (px)
+    font_weight_diff: int = 200  # rule 4: font weights differ by at least this
 
 
 @dataclass(eq=False)
@@ -448,11 +450,11 @@ def separator_weight(
             size_a, weight_a = _font(before[-1])
             size_b, weight_b = _font(after[0])
             if size_a and size_b:  # rule 4
-                if abs(size_a - size_b) > 0.5:
+                if abs(size_a - size_b) > config.font_size_diff:
                     w += config.weight_font_size
-                if abs(weight_a - weight_b) >= 200:
+                if abs(weight_a - weight_b) >= config.font_weight_diff:
                     w += config.weight_font_weight
-                if size_a < size_b - 0.5:
+                if size_a < size_b - config.font_size_diff:
                     w += config.weight_font_order
             shapes = {_structure(b) for b in before} | {_structure(b) for b in after}
             if len(shapes) == 1:  # rule 5: similar structure on both sides

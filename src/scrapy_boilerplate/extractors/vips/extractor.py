@@ -133,6 +133,21 @@ PARAMS = (
         "rule 5: subtracted for similar structure on both sides (horizontal separators)",
         0.0,
     ),
+    Param("weight_base", float, 1.0, "the weight every separator starts from", 0.0, 10.0),
+    Param(
+        "font_size_diff",
+        float,
+        0.5,
+        "rule 4: font sizes (px) that differ by more than this are different",
+        0.0,
+    ),
+    Param(
+        "font_weight_diff",
+        int,
+        200,
+        "rule 4: font weights that differ by at least this are different",
+        1,
+    ),
     Param(
         "viewport_width",
         int,
@@ -198,6 +213,9 @@ def _config(params: dict[str, Any]) -> VipsConfig:
         weight_font_weight=params["weight_font_weight"],
         weight_font_order=params["weight_font_order"],
         weight_similar=params["weight_similar"],
+        weight_base=params["weight_base"],
+        font_size_diff=params["font_size_diff"],
+        font_weight_diff=params["font_weight_diff"],
     )
 
 
