@@ -187,32 +187,25 @@ def generate(
     """Candidates (denotation groups) of the page under ``root``, in order of first node,
     and ``info`` (counts; ``truncated`` when a cap was reached)."""
     nodes = page_nodes(root, max_chars, max_nodes)
-    # A key is (length of the untouched head, the head itself, the generalised tail): the
-    # head is shared by reference, so no path is copied per generalisation.
-    groups: dict[tuple[Any, ...], list[int]] = {}
     truncated = nodes.truncated
-    heads: dict[tuple[Entry, ...], tuple[Entry, ...]] = {}
+    # Nodes that can share a predicate: the same untouched head, the same tail length.
+    families: dict[tuple[tuple[Entry, ...], int], list[int]] = {}
     for i, (path, text) in enumerate(zip(nodes.paths, nodes.texts, strict=True)):
         if text is None:
             continue
-        head = path[: len(path) - min(k, len(path))]
-        head = heads.setdefault(head, head)
-        # [:-1] only on the last entry: "all but the last" of the node's own siblings
-        for tail in _tail_options(path, k, extended, nodes.last_of_tag[i]):
-            key = (head, tail)
-            members = groups.get(key)
-            if members is None:
-                if len(groups) >= max_predicates:
-                    truncated = True
-                    continue
-                groups[key] = [i]
-            else:
-                members.append(i)
-    by_denotation: dict[tuple[int, ...], Candidate] = {}
-    n_predicates = 0
-    for key, members in groups.items():
+        m = min(k, len(path))
+        families.setdefault((path[: len(path) - m], m), []).append(i)
+    groups: list[tuple[tuple[Entry, ...], list[int]]] = []
+    for (head, m), members in families.items():
         if len(members) < 2:
             continue
+        tails = {i: nodes.paths[i][len(nodes.paths[i]) - m :] for i in members}
+        truncated |= _expand(
+            members, 0, m, head, tails, nodes.last_of_tag, extended, groups, max_predicates
+        )
+    by_denotation: dict[tuple[int, ...], Candidate] = {}
+    n_predicates = 0
+    for entries, members in groups:
         n_predicates += 1
         denotation = tuple(members)
         cand = by_denotation.get(denotation)
@@ -222,8 +215,11 @@ def generate(
                 [nodes.texts[i] for i in members],  # type: ignore[misc]
                 first=members[0],
             )
-        cand.predicates.append(Predicate(key[0] + key[1]))
-    candidates = sorted(by_denotation.values(), key=lambda c: (c.first, -len(c.nodes)))
+        cand.predicates.append(Predicate(entries))
+    candidates = sorted(
+        by_denotation.values(),
+        key=lambda c: (c.first, -len(c.nodes), [id(n) for n in c.nodes]),
+    )
     info = {
         "nodes": len(nodes.elements),
         "predicates": n_predicates,
@@ -231,6 +227,59 @@ def generate(
         "truncated": truncated,
     }
     return candidates, info
+
+
+def _expand(
+    members: list[int],
+    j: int,
+    m: int,
+    pattern: tuple[Entry, ...],
+    tails: dict[int, tuple[Entry, ...]],
+    last_of_tag: list[bool],
+    extended: bool,
+    out: list[tuple[tuple[Entry, ...], list[int]]],
+    limit: int,
+) -> bool:
+    """Every generalised predicate that at least two of ``members`` generate, built entry by
+    entry: at tail position ``j`` the nodes split by tag (index dropped) and by tag and
+    index (kept), and only groups of two or more go on. This gives exactly the groups of
+    the 2^k generalisations of every node, without enumerating the ones a single node
+    generates (a table column's cells each keep their own row index). Returns True when
+    ``limit`` predicates were reached."""
+    if j == m:
+        if len(out) >= limit:
+            return True
+        out.append((pattern, members))
+        return False
+    by_tag: dict[str, list[int]] = {}
+    for i in members:
+        by_tag.setdefault(tails[i][j][0], []).append(i)
+    capped = False
+    for tag, same in by_tag.items():
+        if len(same) < 2:
+            continue
+        capped |= _expand(same, j + 1, m, (*pattern, (tag, ANY)), tails, last_of_tag,
+                          extended, out, limit)  # fmt: skip
+        by_index: dict[int, list[int]] = {}
+        for i in same:
+            by_index.setdefault(tails[i][j][1], []).append(i)
+        for index, sub in by_index.items():
+            if len(sub) >= 2:
+                capped |= _expand(sub, j + 1, m, (*pattern, (tag, index)), tails, last_of_tag,
+                                  extended, out, limit)  # fmt: skip
+        if extended:
+            rest = [i for i in same if tails[i][j][1] > 1]
+            if len(rest) >= 2:
+                capped |= _expand(rest, j + 1, m, (*pattern, (tag, ALL_BUT_FIRST)), tails,
+                                  last_of_tag, extended, out, limit)  # fmt: skip
+            if j == m - 1:
+                most = [i for i in same if not last_of_tag[i]]
+                if len(most) >= 2:
+                    capped |= _expand(most, j + 1, m, (*pattern, (tag, ALL_BUT_LAST)), tails,
+                                      last_of_tag, extended, out, limit)  # fmt: skip
+        if capped:
+            return True
+    return capped
 
 
 __all__ = ["Candidate", "Predicate", "generate", "page_nodes"]
