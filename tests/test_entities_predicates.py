@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from itertools import product
 from pathlib import Path
 
+import pytest
+
 import scrapy_boilerplate as sb
-from scrapy_boilerplate.entities.predicates import ANY, Predicate, _generalisations, generate
+from scrapy_boilerplate.entities.predicates import (
+    ALL_BUT_FIRST,
+    ALL_BUT_LAST,
+    ANY,
+    Predicate,
+    generate,
+    page_nodes,
+)
 
 # a page written for these tests (also used by the pipeline tests)
 TRAILS = (Path(__file__).parent / "pages" / "trails.html").read_text(encoding="utf-8")
@@ -15,18 +25,36 @@ def candidates(html, **kw):
     return generate(sb.parse(html).root, **kw)
 
 
+def generalisations(path, k, extended=False, is_last=True):
+    """Section 3.1 by the letter: the node's own predicate with any subset of the indices
+    of its last k entries dropped (with ``extended``, also [1:] and, on the last entry,
+    [:-1]). ``generate`` must give exactly the groups this enumeration gives."""
+    m = min(k, len(path))
+    head, tail = path[: len(path) - m], path[len(path) - m :]
+    options = []
+    for j, (tag, index) in enumerate(tail):
+        opts = [(tag, index), (tag, ANY)]
+        if extended and index > 1:
+            opts.append((tag, ALL_BUT_FIRST))
+        if extended and j == m - 1 and not is_last:
+            opts.append((tag, ALL_BUT_LAST))
+        options.append(opts)
+    for combo in product(*options):
+        yield head + combo
+
+
 def test_generalisation_drops_any_subset_of_the_last_k_indices():
     """The paper's example with k = 2: .../tr[5]/td[2] gives .../tr[5]/td[2], .../tr/td[2],
     .../tr[5]/td and .../tr/td."""
     path = (("html", 1), ("body", 1), ("table", 2), ("tr", 5), ("td", 2))
-    got = {str(Predicate(p)) for p in _generalisations(path, 2, False, True)}
+    got = {str(Predicate(p)) for p in generalisations(path, 2)}
     assert got == {
         "/html[1]/body[1]/table[2]/tr[5]/td[2]",
         "/html[1]/body[1]/table[2]/tr/td[2]",
         "/html[1]/body[1]/table[2]/tr[5]/td",
         "/html[1]/body[1]/table[2]/tr/td",
     }
-    assert len(list(_generalisations(path, 8, False, True))) == 2**5  # k beyond the depth
+    assert len(list(generalisations(path, 8))) == 2**5  # k beyond the depth
 
 
 def test_the_column_predicate_selects_the_trail_names():
@@ -69,3 +97,21 @@ def test_caps_bound_the_work_and_say_so():
     html = "<html><body><ul>" + "<li>item</li>" * 3000 + "</ul></body></html>"
     _, info = candidates(html, max_nodes=500)
     assert info["truncated"] and info["nodes"] == 500
+
+
+@pytest.mark.parametrize("extended", [False, True])
+@pytest.mark.parametrize("k", [2, 8])
+def test_generate_gives_exactly_the_groups_of_the_enumeration(k, extended):
+    html = TRAILS.replace("</body>", "<ul><li>a</li><li>b</li><li><b>c</b></li></ul></body>")
+    root = sb.parse(html).root
+    nodes = page_nodes(root)
+    groups: dict = {}
+    for i, (path, text) in enumerate(zip(nodes.paths, nodes.texts, strict=True)):
+        if text is not None:
+            for key in generalisations(path, k, extended, nodes.last_of_tag[i]):
+                groups.setdefault(key, []).append(i)
+    expected = {key: tuple(m) for key, m in groups.items() if len(m) >= 2}
+    cands, info = generate(root, k=k, extended=extended)
+    got = {p.entries: tuple(nodes.elements.index(n) for n in c.nodes)
+           for c in cands for p in c.predicates}  # fmt: skip
+    assert got == expected and info["predicates"] == len(expected)

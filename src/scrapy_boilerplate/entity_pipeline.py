@@ -130,7 +130,7 @@ class EntityPipeline:
         if self.html_field and self.html_field in adapter and adapter.get(self.html_field):
             html = adapter.get(self.html_field)
         elif response is not None and hasattr(response, "selector"):
-            html = response.text
+            html = response.selector  # the tree Scrapy already parsed: no second parse
         if not query or not str(query).strip():
             return self._fail(adapter, "no-query", "An item had no entity query (%s)", item)
         if html is None:

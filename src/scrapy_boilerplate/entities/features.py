@@ -315,12 +315,3 @@ def query_features(out: Features, query: str, cand: Candidate, context: str | No
     if majority_pos:
         out[f"Q:LAST={_stem(q[-1])}|PHRASEPOS={majority_pos[0][0]}"] = 1.0
         out[f"Q:LASTPOS={_pos(query)[-1:] or ('',)}|PHRASEPOS={majority_pos[0][0]}"] = 1.0
-
-
-def candidate_features(query: str, cand: Candidate, page: PageIndex) -> Features:
-    """φ(x, w, z) for every predicate of ``cand`` (they share the denotation)."""
-    out: Features = {}
-    structural_features(out, cand, page)
-    denotation_features(out, cand.entities)
-    query_features(out, query, cand)
-    return out

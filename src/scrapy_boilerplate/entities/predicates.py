@@ -18,9 +18,7 @@ node but the first with its tag) and ``[:-1]`` (every node but the last) are gen
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import product
 from typing import Any
 
 ANY = None
@@ -146,34 +144,6 @@ def _short_text(el: Any, max_chars: int) -> str | None:
             return None
     text = " ".join(" ".join(parts).split())
     return text if text and len(text) < max_chars else None
-
-
-def _generalisations(
-    path: tuple[Entry, ...], k: int, extended: bool, is_last: bool
-) -> Iterator[tuple[Entry, ...]]:
-    """The node's own predicate with any subset of the last ``k`` indices dropped."""
-    m = min(k, len(path))
-    head = path[: len(path) - m]
-    for combo in _tail_options(path, k, extended, is_last):
-        yield head + combo
-
-
-def _tail_options(
-    path: tuple[Entry, ...], k: int, extended: bool, is_last: bool
-) -> Iterator[tuple[Entry, ...]]:
-    """The generalisations of the last ``k`` entries only (the head stays as it is)."""
-    m = min(k, len(path))
-    tail = path[len(path) - m :]
-    options = []
-    for j, (tag, index) in enumerate(tail):
-        opts: list[Entry] = [(tag, index), (tag, ANY)]
-        if extended:
-            if index > 1:
-                opts.append((tag, ALL_BUT_FIRST))
-            if j == len(tail) - 1 and not is_last:
-                opts.append((tag, ALL_BUT_LAST))
-        options.append(opts)
-    yield from product(*options)
 
 
 def generate(

@@ -262,9 +262,7 @@ def render_layout(doc: Document, width: int, timeout: float) -> Layout:
     else:
         html = etree.tostring(doc.root, method="html", encoding="unicode")
         snapshot = render_snapshot(html, width=width, timeout=timeout)
-    layout = from_snapshot(snapshot)
-    layout.timings = snapshot.get("timings", {})  # type: ignore[attr-defined]
-    return layout
+    return from_snapshot(snapshot)
 
 
 def _link_text_ids(root: LNode) -> set[int]:
@@ -393,7 +391,7 @@ class VipsExtractor(Extractor):
                 )
             )
             offset += len(text) + 2
-        timings = dict(getattr(layout, "timings", {}) or {})
+        timings = dict(layout.timings)
         timings.update(layout_s=round(t1 - t0, 6), segment_s=round(t2 - t1, 6))
         extra: dict[str, Any] = {
             "layout": layout.source,

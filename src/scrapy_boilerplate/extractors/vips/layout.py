@@ -138,6 +138,7 @@ class Layout:
     height: float
     source: str = "static"  # "rendered" (Chromium) or "static" (approximate, from the HTML)
     url: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)  # a render's seconds per stage
 
     def nodes(self) -> Iterator[LNode]:
         return self.root.iter()
@@ -314,24 +315,6 @@ def parse_weight(value: str | None) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# XPaths
-
-
-def assign_xpaths(root: LNode) -> None:
-    """``/html[1]/body[1]/div[2]`` for elements, ``.../text()[k]`` for text nodes."""
-    root.xpath = f"/{root.tag}[1]"
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        counts: dict[str, int] = {}
-        for child in node.children:
-            step = "text()" if child.is_text else child.tag
-            counts[step] = counts.get(step, 0) + 1
-            child.xpath = f"{node.xpath}/{step}[{counts[step]}]"
-            stack.append(child)
-
-
-# ---------------------------------------------------------------------------------------------
 # Chromium's DOMSnapshot
 
 
@@ -463,4 +446,11 @@ def from_snapshot(
     _boxes_for_unboxed(root)
     width = float(doc.get("contentWidth") or root.w)
     height = float(doc.get("contentHeight") or root.h)
-    return Layout(root, width, height, "rendered", s(doc.get("documentURL", -1)) or None)
+    return Layout(
+        root,
+        width,
+        height,
+        "rendered",
+        s(doc.get("documentURL", -1)) or None,
+        dict(snapshot.get("timings") or {}),
+    )

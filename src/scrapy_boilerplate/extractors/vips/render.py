@@ -80,15 +80,25 @@ def render_snapshot(
     Playwright's sync API refuses to run where an asyncio loop runs (a Scrapy crawl, an
     async test), so the browser is driven from a thread of its own.
     """
+    return _in_render_thread(
+        html, url, timeout, _render, html, url, width, height, timeout, javascript, offline,
+        content,
+    )  # fmt: skip
+
+
+def _in_render_thread(
+    html: str | None, url: str | None, timeout: float, func: Any, *args: Any
+) -> Any:
+    """Run ``func(*args)`` in a thread of its own (Playwright's sync API refuses a running
+    asyncio loop), for one of ``html`` / ``url``; the render bounds itself in ``timeout``
+    seconds, and waiting here is a backstop."""
     if (html is None) == (url is None):
         raise ValueError("give exactly one of html and url")
     pool = ThreadPoolExecutor(1, thread_name_prefix="vips-render")
     try:
-        future = pool.submit(
-            _render, html, url, width, height, timeout, javascript, offline, content
-        )
+        future = pool.submit(func, *args)
         try:
-            return future.result(timeout + 15)  # the render bounds itself; this is a backstop
+            return future.result(timeout + 15)
         except FutureTimeout:
             raise RenderError("timeout", f"rendering took more than {timeout} s") from None
     finally:
@@ -211,17 +221,9 @@ def render_png(
     being dicts with ``x, y, w, h, color, label``), outline the boxes on the page and take
     a full-page screenshot. Returns the PNG bytes and ``draw``'s value. One browser session,
     so the boxes and the picture share one layout."""
-    if (html is None) == (url is None):
-        raise ValueError("give exactly one of html and url")
-    pool = ThreadPoolExecutor(1, thread_name_prefix="vips-render")
-    try:
-        future = pool.submit(_render_png, html, url, draw, width, height, timeout)
-        try:
-            return future.result(timeout + 15)
-        except FutureTimeout:
-            raise RenderError("timeout", f"rendering took more than {timeout} s") from None
-    finally:
-        pool.shutdown(wait=False)
+    return _in_render_thread(
+        html, url, timeout, _render_png, html, url, draw, width, height, timeout
+    )
 
 
 def _render_png(
