@@ -9,10 +9,12 @@ One line for a newcomer::
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from . import registry
-from .document import Document, TextBlock, parse
+from ._deadline import ExtractionTimeout, deadline
+from .document import MAX_NODES_DEFAULT, MAX_SIZE_DEFAULT, Document, TextBlock, parse
 from .errors import BoilerplateError, InvalidParameter, UnknownExtractor, UnsupportedInput
 from .registry import Extractor, available, register
 from .result import BOILERPLATE, CONTENT, Block, Extraction
@@ -26,6 +28,7 @@ __all__ = [
     "BoilerplateHtmlResponse",
     "Document",
     "Extraction",
+    "ExtractionTimeout",
     "Extractor",
     "InvalidParameter",
     "TextBlock",
@@ -65,6 +68,9 @@ def extract(
     *,
     url: str | None = None,
     encoding: str | None = None,
+    timeout: float | None = None,
+    max_size: int = MAX_SIZE_DEFAULT,
+    max_nodes: int = MAX_NODES_DEFAULT,
     **params: Any,
 ) -> Extraction:
     """Run ``extractor`` on a page and return its :class:`Extraction`.
@@ -73,14 +79,39 @@ def extract(
     Scrapy's tree is reused, not parsed again), an lxml tree, or a :class:`Document`
     from :func:`parse`. ``params`` are the method's thresholds (``length_low=70``...).
 
-    Input that is not a usable HTML page (empty, binary, XML, too large) gives an
-    empty Extraction whose ``reason`` says why. A bad parameter raises
-    :class:`InvalidParameter`; an unknown method raises :class:`UnknownExtractor`.
+    Input that is not a usable HTML page (empty, binary, XML, over ``max_size`` bytes
+    or ``max_nodes`` elements) gives an empty Extraction whose ``reason`` says why;
+    so does a page that takes more than ``timeout`` seconds (reason ``timeout``: the
+    extraction stops at the limit, it does not finish in the background). A bad
+    parameter raises :class:`InvalidParameter`; an unknown method raises
+    :class:`UnknownExtractor`.
     """
     method = registry.get(extractor)
     checked = method.validate(params)
+    if timeout is not None and timeout > 0:
+        try:
+            with deadline(time.monotonic() + timeout, timeout):
+                return _extract(html, method, extractor, checked, url, encoding, max_size,
+                                max_nodes)  # fmt: skip
+        except ExtractionTimeout as exc:
+            return Extraction.failed(
+                "timeout", extractor, checked, url=url, extra={"error": f"ExtractionTimeout: {exc}"}
+            )
+    return _extract(html, method, extractor, checked, url, encoding, max_size, max_nodes)
+
+
+def _extract(
+    html: Any,
+    method: Extractor,
+    extractor: str,
+    checked: dict[str, Any],
+    url: str | None,
+    encoding: str | None,
+    max_size: int,
+    max_nodes: int,
+) -> Extraction:
     try:
-        doc = parse(html, url=url, encoding=encoding)
+        doc = parse(html, url=url, encoding=encoding, max_size=max_size, max_nodes=max_nodes)
     except UnsupportedInput as exc:
         return Extraction.failed(
             exc.reason, extractor, checked, url=url, extra={"detail": exc.detail}

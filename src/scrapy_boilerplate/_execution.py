@@ -7,8 +7,12 @@ spare cores, at the price of sending the body to a worker that parses it there (
 tree cannot cross processes). At most ``queue_size`` pages wait or run at once; more
 callers wait their turn, so memory stays bounded whatever the download rate.
 
-A page over ``timeout`` raises :class:`ExtractionTimeout`. A thread cannot be killed:
-its result is dropped when it comes. A process can: the pool is torn down and
+A page over ``timeout`` raises :class:`ExtractionTimeout`, in every mode: the page's
+deadline is set where it runs (:mod:`._deadline`), and the extraction code checks it as
+it goes, so a thread or an inline call stops at the limit instead of finishing a hostile
+page in the background. A thread stuck in one long call into C cannot be stopped: its
+result is dropped when it comes. A process can: a worker still busy
+``PROCESS_GRACE`` seconds after its page's deadline is killed, the pool torn down and
 replaced, and the other pages it held are submitted again once. Every new pool is
 warmed up (its workers started and the extractor imported) before pages are sent to
 it, so a worker's start-up, seconds on a loaded machine, never counts against a page's
@@ -25,11 +29,13 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from .errors import BoilerplateError
+from ._deadline import ExtractionTimeout, deadline
 
+__all__ = ["ExtractionTimeout", "Runner"]
 
-class ExtractionTimeout(BoilerplateError, TimeoutError):
-    """A page took longer than ``BOILERPLATE_TIMEOUT``."""
+#: Seconds a worker process gets past its page's deadline to stop by itself (it checks
+#: the deadline as it goes) before it is killed and the pool replaced.
+PROCESS_GRACE = 1.0
 
 
 class Runner:
@@ -74,7 +80,8 @@ class Runner:
         """``(func(*args), seconds)``; ``func`` must be picklable in ``process`` mode."""
         if self.mode == "inline":
             start = time.perf_counter()
-            result = func(*args)
+            with deadline(self._deadline(), self.timeout):
+                result = func(*args)
             elapsed = time.perf_counter() - start
             if self.timeout is not None and elapsed > self.timeout:
                 # Inline work cannot be interrupted; the result is dropped all the same so
@@ -85,6 +92,9 @@ class Runner:
             if self.mode == "thread":
                 return await self._run_thread(func, args)
             return await self._run_process(func, args)
+
+    def _deadline(self) -> float | None:
+        return None if self.timeout is None else time.monotonic() + self.timeout
 
     async def warm_up(self, extractor: str) -> None:
         """Start the worker processes now and import the extractor in each.
@@ -134,12 +144,15 @@ class Runner:
         self, func: Callable[..., Any], args: tuple[Any, ...]
     ) -> tuple[Any, float]:
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool(), _timed, func, *args)
+        # The deadline counts from now, like wait_for: a page that waited for a thread
+        # behind a slow one has had its time.
+        call = (_timed, self._deadline(), self.timeout, func, *args)
+        future = loop.run_in_executor(self._pool(), *call)
         try:
             return await asyncio.wait_for(future, self.timeout)
         except asyncio.TimeoutError:
             raise ExtractionTimeout(
-                f"took over {self.timeout:g} s (the worker thread finishes in the background)"
+                f"took over {self.timeout:g} s (its thread stops at its next deadline check)"
             ) from None
 
     async def _run_process(
@@ -154,13 +167,17 @@ class Runner:
                 continue
             generation = self._generation
             pool = self._pool()
+            # monotonic() is the machine's clock (CLOCK_MONOTONIC): the same in the worker.
+            at = self._deadline()
             try:
-                future = asyncio.wrap_future(pool.submit(_timed, func, *args))
-                return await asyncio.wait_for(future, self.timeout)
+                future = asyncio.wrap_future(pool.submit(_timed, at, self.timeout, func, *args))
+                grace = None if self.timeout is None else self.timeout + PROCESS_GRACE
+                return await asyncio.wait_for(future, grace)
             except asyncio.TimeoutError:
                 self._restart(generation)
                 raise ExtractionTimeout(
-                    f"took over {self.timeout:g} s; its worker process was stopped"
+                    f"took over {self.timeout:g} s and did not stop; its worker process was "
+                    "killed and replaced"
                 ) from None
             except BrokenProcessPool:
                 # Another page's timeout (or a crash) tore the pool down under this one.
@@ -205,7 +222,10 @@ def _warm(extractor: str | None) -> None:
     time.sleep(0.05)  # hold this worker a moment so every worker gets one call
 
 
-def _timed(func: Callable[..., Any], *args: Any) -> tuple[Any, float]:
+def _timed(
+    at: float | None, limit: float | None, func: Callable[..., Any], *args: Any
+) -> tuple[Any, float]:
     start = time.perf_counter()
-    result = func(*args)
+    with deadline(at, limit):
+        result = func(*args)
     return result, time.perf_counter() - start

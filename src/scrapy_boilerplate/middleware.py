@@ -23,8 +23,9 @@ from scrapy.http import HtmlResponse, Response, TextResponse
 from w3lib.encoding import html_to_unicode, http_content_type_encoding, read_bom
 
 from ._state import Component
-from .errors import BoilerplateError
+from .errors import BoilerplateError, UnsupportedInput
 from .result import Extraction
+from .settings import BOILERPLATE_MAX_NODES
 
 logger = logging.getLogger(__name__)
 
@@ -56,14 +57,39 @@ def layout_from_meta(meta: Any) -> dict[str, Any] | None:
     return None
 
 
-def _document(source: Any, url: str, encoding: str | None, layout: dict[str, Any] | None) -> Any:
-    """The page to extract: ``source`` itself, or a Document carrying its layout."""
+def _document(
+    source: Any, url: str, encoding: str | None, layout: dict[str, Any] | None, max_nodes: int
+) -> Any:
+    """The page to extract: ``source`` itself, or a Document carrying its layout.
+
+    Raises :class:`UnsupportedInput` (the page is not one to extract) only with a layout.
+    """
     if layout is None:
         return source
     from . import parse
     from .extractors.vips import attach_layout
 
-    return attach_layout(parse(source, url=url, encoding=encoding), layout)
+    return attach_layout(parse(source, url=url, encoding=encoding, max_nodes=max_nodes), layout)
+
+
+def _extract_page(
+    source: Any,
+    url: str,
+    encoding: str | None,
+    extractor: str,
+    params: dict[str, Any],
+    layout: dict[str, Any] | None,
+    max_nodes: int,
+) -> Extraction:
+    from . import extract
+
+    try:
+        page = _document(source, url, encoding, layout, max_nodes)
+    except UnsupportedInput as exc:
+        return Extraction.failed(
+            exc.reason, extractor, params, url=url, extra={"detail": exc.detail}
+        )
+    return extract(page, extractor, url=url, encoding=encoding, max_nodes=max_nodes, **params)
 
 
 _HTML_TYPES = (b"text/html", b"application/xhtml+xml", b"application/vnd.wap.xhtml+xml")
@@ -134,13 +160,13 @@ def _extract_response(
     extractor: str,
     params: dict[str, Any],
     layout: dict[str, Any] | None = None,
+    max_nodes: int = BOILERPLATE_MAX_NODES,
 ) -> Extraction:
     # Runs in the worker: building ``response.selector`` there keeps the parse off the
     # event loop, and the spider callback reuses the same tree.
-    from . import extract
-
-    page = _document(response.selector, response.url, None, layout)
-    return extract(page, extractor, url=response.url, **params)
+    return _extract_page(
+        response.selector, response.url, None, extractor, params, layout, max_nodes
+    )
 
 
 def _extract_body(
@@ -150,14 +176,13 @@ def _extract_body(
     extractor: str,
     params: dict[str, Any],
     layout: dict[str, Any] | None = None,
+    max_nodes: int = BOILERPLATE_MAX_NODES,
 ) -> Extraction:
     # Runs in a worker process: the bytes are parsed there (a tree cannot be sent).
-    from . import extract
     from .settings import resolve_extractor
 
     resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")  # an import path: register it here
-    page = _document(body, url, encoding, layout)
-    return extract(page, extractor, url=url, encoding=encoding, **params)
+    return _extract_page(body, url, encoding, extractor, params, layout, max_nodes)
 
 
 class BoilerplateDownloaderMiddleware(Component):
@@ -218,9 +243,17 @@ class BoilerplateDownloaderMiddleware(Component):
                 extractor,
                 params,
                 layout,
+                self.state.config.max_nodes,
             )
         else:
-            call = (_extract_response, response, extractor, params, layout)
+            call = (
+                _extract_response,
+                response,
+                extractor,
+                params,
+                layout,
+                self.state.config.max_nodes,
+            )
         return await self.state.extract(call, extractor, params, response.url, response.url)
 
 

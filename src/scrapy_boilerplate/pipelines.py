@@ -19,16 +19,21 @@ from scrapy.exceptions import DropItem
 from ._state import Component
 from .middleware import write_item
 from .result import Extraction
+from .settings import BOILERPLATE_MAX_NODES
 
 logger = logging.getLogger(__name__)
 
 
 def _extract_html(
-    html: str | bytes, url: str | None, extractor: str, params: dict[str, Any]
+    html: str | bytes,
+    url: str | None,
+    extractor: str,
+    params: dict[str, Any],
+    max_nodes: int = BOILERPLATE_MAX_NODES,
 ) -> Extraction:
     from . import extract
 
-    return extract(html, extractor, url=url, **params)
+    return extract(html, extractor, url=url, max_nodes=max_nodes, **params)
 
 
 class BoilerplatePipeline(Component):
@@ -74,5 +79,5 @@ class BoilerplatePipeline(Component):
         if state.config.max_body_size < len(html):
             reporter.inc("skipped/too-large")
             return Extraction.failed("too-large", extractor, params, url=url)
-        call = (_extract_html, html, url, extractor, params)
+        call = (_extract_html, html, url, extractor, params, state.config.max_nodes)
         return await state.extract(call, extractor, params, url, "an item's HTML")

@@ -36,6 +36,9 @@ BOILERPLATE_HTML_FIELD: str | None = None
 BOILERPLATE_ITEM_CLASSES: list[Any] = []
 #: Bodies larger than this many bytes are not extracted (reason ``too-large``).
 BOILERPLATE_MAX_BODY_SIZE = 32 * 1024 * 1024
+#: Pages of more elements than this are not extracted (reason ``too-many-nodes``; 0: no
+#: limit): memory is a few kilobytes per element whatever the method, so this bounds it.
+BOILERPLATE_MAX_NODES = 250_000
 #: Seconds one page may take (0: no limit); a page over it gets reason ``timeout``.
 BOILERPLATE_TIMEOUT = 30.0
 #: Where extraction runs: ``inline`` (in the reactor thread), ``thread`` or ``process``.
@@ -101,6 +104,7 @@ class Config:
     html_field: str | None = None
     item_classes: tuple[type, ...] = ()
     max_body_size: int = BOILERPLATE_MAX_BODY_SIZE
+    max_nodes: int = BOILERPLATE_MAX_NODES
     timeout: float = BOILERPLATE_TIMEOUT
     execution: str = BOILERPLATE_EXECUTION
     workers: int = 1
@@ -146,6 +150,11 @@ class Config:
                 "BOILERPLATE_MAX_BODY_SIZE",
                 f"expected a positive number of bytes, got {max_body_size}",
             )
+        max_nodes = get("BOILERPLATE_MAX_NODES", "getint")
+        if max_nodes < 0:
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_MAX_NODES", f"expected elements >= 0 (0: no limit), got {max_nodes}"
+            )
         timeout = get("BOILERPLATE_TIMEOUT", "getfloat")
         if timeout < 0:
             raise BoilerplateSettingsError(
@@ -189,6 +198,7 @@ class Config:
             html_field=html_field,
             item_classes=classes,
             max_body_size=max_body_size,
+            max_nodes=max_nodes,
             timeout=timeout,
             execution=execution,
             workers=workers,

@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .._deadline import check
 from ..document import Document, parse
 from ..errors import UnsupportedInput
 from .features import (
@@ -69,6 +70,7 @@ class PageCandidates:
         self.contexts = [context_text(c) for c in self.candidates]  # query-independent
         self.base: list[dict[str, float]] = []
         for cand in self.candidates:
+            check()  # the page's deadline (a crawl's BOILERPLATE_TIMEOUT)
             feats: dict[str, float] = {}
             structural_features(feats, cand, self.page)
             denotation_features(feats, cand.entities)

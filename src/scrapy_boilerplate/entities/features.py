@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from .._deadline import check
 from .predicates import Candidate
 
 Features = dict[str, float]
@@ -122,6 +123,7 @@ def _holes(nodes: Sequence[Any]) -> tuple[bool, bool, bool]:
             by_parent.setdefault(p, []).append(n)
     no_hole, head, tail = True, False, False
     for parent, kids in by_parent.items():
+        check()  # one walk of the parent's children each
         tag = kids[0].tag
         same = [c for c in parent if c.tag == tag]
         flags = [c in selected for c in same]
@@ -154,9 +156,19 @@ def _node_features(out: Features, prefix: str, nodes: Sequence[Any], page: PageI
     children = [len(n) for n in nodes]
     recipe(out, f"{prefix}CHILDRENCOUNT", children, real=True)
     parents = [n.getparent() for n in nodes]
-    recipe(out, f"{prefix}SIBLINGSCOUNT", [len(p) if p is not None else 0 for p in parents],
+    # len() and index() of an lxml element walk its children: once per parent, not once
+    # per node (a list of 20 000 siblings would take 20 000 walks of 20 000).
+    sizes: dict[Any, int] = {}
+    positions: dict[Any, int] = {}
+    for p in parents:
+        if p is not None and p not in sizes:
+            i = -1
+            for i, c in enumerate(p):
+                positions[c] = i
+            sizes[p] = i + 1
+    recipe(out, f"{prefix}SIBLINGSCOUNT", [sizes[p] if p is not None else 0 for p in parents],
            real=True)  # fmt: skip
-    recipe(out, f"{prefix}INDEX", [p.index(n) if p is not None else 0 for n, p in
+    recipe(out, f"{prefix}INDEX", [positions[n] if p is not None else 0 for n, p in
                                    zip(nodes, parents, strict=True)], real=True)  # fmt: skip
     recipe(out, f"{prefix}PARENT", [id(p) for p in parents], majority_value=False)
     no_hole, head, tail = _holes(nodes)

@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._deadline import check
+
 ANY = None
 ALL_BUT_FIRST = "1:"
 ALL_BUT_LAST = ":-1"
@@ -169,6 +171,7 @@ def generate(
     for (head, m), members in families.items():
         if len(members) < 2:
             continue
+        check()  # the page's deadline (a crawl's BOILERPLATE_TIMEOUT)
         tails = {i: nodes.paths[i][len(nodes.paths[i]) - m :] for i in members}
         truncated |= _expand(
             members, 0, m, head, tails, nodes.last_of_tag, extended, groups, max_predicates

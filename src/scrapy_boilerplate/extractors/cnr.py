@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deadline import check
 from .._params import Param
 from ..document import CNRNodes, Document, TextBlock, _justext_segment
 from ..errors import InvalidParameter
@@ -727,6 +728,7 @@ class CNRExtractor(Extractor):
 
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
         tree, text_blocks, nodes_of_blocks = tree_and_blocks(doc)
+        check()  # the page's deadline
         detected = detect_blocks(
             tree,
             params["selection"],

@@ -99,16 +99,23 @@ def classify_context_free(
     return classes, headings
 
 
-def _neighbour(classes: list[str], i: int, step: int, ignore_near_good: bool) -> str:
-    """Class of the closest good/bad (or near-good) block in direction ``step``; edges are bad."""
-    i += step
+def _nearest(classes: list[str], step: int, ignore_near_good: bool) -> list[str]:
+    """For every block, the class of the closest good/bad (or near-good) block in direction
+    ``step`` (``-1`` before it, ``1`` after it), not counting itself; edges are bad.
+
+    One pass over the page: looking each short block's neighbours up in turn is quadratic
+    in a run of short blocks (a page of a million ``<p>x</p>`` never ends).
+    """
     n = len(classes)
-    while 0 <= i < n:
+    out = [BAD] * n
+    last = BAD
+    order = range(n) if step < 0 else range(n - 1, -1, -1)
+    for i in order:
+        out[i] = last
         c = classes[i]
         if c in (GOOD, BAD) or (c == NEAR_GOOD and not ignore_near_good):
-            return c
-        i += step
-    return BAD
+            last = c
+    return out
 
 
 def _precedes_good(
@@ -148,17 +155,20 @@ def classify_context_sensitive(
     # Short blocks: by their good/bad neighbours; a good-bad gap is split at the near-good
     # block closest to the bad side.
     new: dict[int, str] = {}
+    prev_gb = _nearest(classes, -1, True)
+    next_gb = _nearest(classes, 1, True)
+    prev_any = _nearest(classes, -1, False)
+    next_any = _nearest(classes, 1, False)
     for i, c in enumerate(classes):
         if c != SHORT:
             continue
-        prev = _neighbour(classes, i, -1, True)
-        nxt = _neighbour(classes, i, 1, True)
+        prev, nxt = prev_gb[i], next_gb[i]
         if prev == GOOD and nxt == GOOD:
             new[i] = GOOD
         elif prev == BAD and nxt == BAD:
             new[i] = BAD
-        elif (prev == BAD and _neighbour(classes, i, -1, False) == NEAR_GOOD) or (
-            nxt == BAD and _neighbour(classes, i, 1, False) == NEAR_GOOD
+        elif (prev == BAD and prev_any[i] == NEAR_GOOD) or (
+            nxt == BAD and next_any[i] == NEAR_GOOD
         ):
             new[i] = GOOD
         else:
@@ -166,13 +176,17 @@ def classify_context_sensitive(
     for i, c in new.items():
         classes[i] = c
 
-    # Near-good blocks: bad only between two bad blocks.
+    # Near-good blocks: bad only between two bad blocks. Revised in page order, so a
+    # block's previous good/bad neighbour may be a near-good block revised just before it
+    # (running ``prev``); the blocks after it are not revised yet (``next_gb``: near-good
+    # blocks are skipped there anyway).
+    next_gb = _nearest(classes, 1, True)
+    prev = BAD
     for i, c in enumerate(classes):
-        if c != NEAR_GOOD:
-            continue
-        prev = _neighbour(classes, i, -1, True)
-        nxt = _neighbour(classes, i, 1, True)
-        classes[i] = BAD if (prev == BAD and nxt == BAD) else GOOD
+        if c == NEAR_GOOD:
+            classes[i] = BAD if (prev == BAD and next_gb[i] == BAD) else GOOD
+        if classes[i] in (GOOD, BAD):
+            prev = classes[i]
 
     # Heading post-processing (not iterative): non-bad headings before good text are good.
     for i in range(len(blocks)):

@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..._deadline import check
 from .layout import Boxed, Layout, LNode
 
 #: "Inline text tags" (TR 4.1, after HTML 4.01): they change how text looks without a line
@@ -343,6 +344,7 @@ def extract_blocks(
     stack: list[tuple[LNode, LNode | None]] = [(r, None) for r in reversed(roots)]
     while stack:
         node, prev = stack.pop()
+        check()  # the page's deadline
         forced = rnd.forced.pop(id(node), None)
         if forced is not None:
             action, doc, rule = KEEP, forced[0], forced[1]
@@ -507,6 +509,7 @@ def build_structure(
     work: list[tuple[VisualBlock, list[VisualBlock]]] = [(top, blocks)]
     while work:
         holder, group = work.pop()
+        check()  # the page's deadline
         if len(group) == 1:
             holder.children = [group[0]]
             continue
@@ -556,6 +559,7 @@ def segment(layout: Layout, config: VipsConfig | None = None) -> VisualBlock:
         rounds += 1
         next_queue: list[VisualBlock] = []
         for vb in queue:
+            check()
             pool = extract_blocks(vb.nodes, config, page_area)
             if not pool or (len(pool) == 1 and pool[0].nodes == vb.nodes):
                 continue  # nothing to divide: the block stays a leaf

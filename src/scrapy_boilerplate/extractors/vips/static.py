@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..._deadline import check
 from ...document import Document
 from .layout import TEXT, Layout, LNode, parse_color
 
@@ -146,6 +147,7 @@ class _Flow:
             yield None, self.text(el.text, node, step("text()"))
         elif el.text:
             step("text()")
+        check()  # the page's deadline, once per element with children
         for child in el:
             ctag = _tag(child)
             cnode = self.element(child, node, step(ctag)) if ctag else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..._deadline import check
 from ..._params import Param
 from ...document import Document
 from ...registry import Extractor
@@ -70,7 +71,9 @@ class Web2TextExtractor(Extractor):
                 [], self.name, dict(params), extra={"model": model.path.name}
             )
         block_x, edge_x = page_features(doc)
+        check()  # the page's deadline
         unary, pairwise = model.potentials(block_x, edge_x)
+        check()
         p_content = unary[:, 1].tolist()
         if params["unary_only"]:
             threshold = params["threshold"]

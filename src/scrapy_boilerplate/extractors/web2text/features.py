@@ -104,6 +104,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._deadline import check
 from ...document import Document
 
 __all__ = [
@@ -517,6 +518,8 @@ def _flatten(doc: Document, n: int) -> _Tree:
         node = stack.pop()
         p = pstack.pop()
         i = len(parent)
+        if not i & 1023:
+            check()  # the page's deadline, every 1024 nodes
         parent.append(p)
         depth.append(node.depth)
         elements = node.elements
@@ -753,7 +756,9 @@ def _compute(doc: Document, stopwords: frozenset[str] | None) -> _PageFeatures:
     tree = _flatten(doc, n)
     texts = [b.text for b in blocks]
     link = np.fromiter([b.link_chars for b in blocks], np.int64, n)
+    check()
     counts, ends_punct, ends_question = _text_counts(texts, link, stopwords)
+    check()
     lo, hi = tree.lo, tree.hi
 
     # Positions of the blocks' text nodes in the page as serialised again.

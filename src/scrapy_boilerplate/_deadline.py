@@ -1,0 +1,62 @@
+"""A page's time limit, checked by the extraction code as it goes.
+
+A thread cannot be killed: a page abandoned at ``BOILERPLATE_TIMEOUT`` would keep its
+worker thread (and the GIL, and the pages queued behind it) busy until it finished, which
+on a hostile page can be minutes. So the document model and every method call
+:func:`check` in their loops; once the deadline of the page being extracted in this thread
+has passed, it raises :class:`ExtractionTimeout` and the worker is free again within
+milliseconds. The runner sets the deadline (:func:`deadline`) in every execution mode, so
+inline extraction stops at the limit too, and a worker process normally stops by itself
+before it would have to be killed. Code outside a :func:`deadline` block never times out.
+
+What cannot be interrupted is a single call into C (one lxml parse, one regular
+expression): those are bounded by the size limits instead.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .errors import BoilerplateError
+
+
+class ExtractionTimeout(BoilerplateError, TimeoutError):
+    """A page took longer than its time limit (``BOILERPLATE_TIMEOUT``, ``timeout=``)."""
+
+
+_LOCAL = threading.local()
+
+
+@contextmanager
+def deadline(at: float | None, limit: float | None = None) -> Iterator[None]:
+    """Within this block, :func:`check` raises once ``time.monotonic()`` passes ``at``.
+
+    ``at`` is a ``time.monotonic()`` value (None: no limit); ``limit`` is the limit in
+    seconds, for the message. Blocks nest: the earlier deadline wins.
+    """
+    previous = getattr(_LOCAL, "at", None)
+    previous_limit = getattr(_LOCAL, "limit", None)
+    if at is not None and (previous is None or at < previous):
+        _LOCAL.at, _LOCAL.limit = at, limit
+    try:
+        yield
+    finally:
+        _LOCAL.at, _LOCAL.limit = previous, previous_limit
+
+
+def check() -> None:
+    """Raise :class:`ExtractionTimeout` if this thread's page is past its deadline."""
+    at = getattr(_LOCAL, "at", None)
+    if at is not None and time.monotonic() > at:
+        limit = getattr(_LOCAL, "limit", None)
+        raise ExtractionTimeout(
+            f"over its time limit of {limit:g} s" if limit is not None else "past its deadline"
+        )
+
+
+def active() -> bool:
+    """Whether a deadline is set in this thread (for loops that check only then)."""
+    return getattr(_LOCAL, "at", None) is not None
