@@ -173,3 +173,33 @@ class BrokenExtractor(Extractor):
 
     def extract(self, doc: Any, params: dict[str, Any]) -> Extraction:
         raise ValueError("this extractor is broken on purpose")
+
+
+class LoopingExtractor(Extractor):
+    """Works until the page's deadline stops it (at most ``seconds``): for the deadline.
+
+    Each call records in :data:`LOOPS` whether the deadline stopped it (``"stopped"``) or
+    it ran out of work (``"finished"``), so a test sees that an abandoned thread ended.
+    """
+
+    name = "looping"
+    params = (Param("seconds", float, 60.0, "the most it works", 0.0),)
+
+    def extract(self, doc: Any, params: dict[str, Any]) -> Extraction:
+        from scrapy_boilerplate._deadline import ExtractionTimeout, check
+
+        end = time.monotonic() + params["seconds"]
+        try:
+            while time.monotonic() < end:
+                sum(range(1000))  # some pure-Python work between checks
+                check()
+        except ExtractionTimeout:
+            LOOPS.append("stopped")
+            raise
+        LOOPS.append("finished")
+        block = Block("looped text", "/html[1]", "html", "content")
+        return Extraction.from_blocks([block], self.name, dict(params))
+
+
+#: What :class:`LoopingExtractor` calls did (in this process).
+LOOPS: list[str] = []

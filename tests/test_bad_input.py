@@ -69,9 +69,18 @@ def test_random_bytes_with_nul(method):
     failed_with(extract(data, method), "binary")
 
 
-def test_nul_bytes_in_an_html_page(method):
-    failed_with(extract(b"<html><body><p>a\x00b</p></body></html>", method), "binary")
-    failed_with(extract("<html><body><p>a\x00b</p></body></html>", method), "binary")
+@pytest.mark.parametrize("html", [b"<html><body><p>a\x00b</p></body></html>",
+                                  "<html><body><p>a\x00b</p></body></html>"])  # fmt: skip
+def test_a_stray_nul_in_an_html_page_reads_as_a_replacement_character(method, html):
+    # As browsers read it: the page is text, the NUL becomes U+FFFD.
+    result = check(extract(html, method))
+    assert result.reason is None
+    assert [b.text for b in result.blocks] == ["a\ufffdb"]
+
+
+def test_text_of_control_characters_is_binary(method):
+    failed_with(extract("<p>" + "\x01\x02\x00" * 200 + "</p>", method), "binary")
+    failed_with(extract(b"<p>" + b"\x00\x1b" * 40 + b"</p>", method), "binary")
 
 
 def test_nul_character_late_in_a_long_page_does_not_raise(method):

@@ -489,7 +489,7 @@ def test_declared_language_from_a_selector():
 def test_empty_reason():
     assert parse("<html><body><p>x</p></body></html>").empty_reason() == "no-text"
     assert parse("<html><frameset><frame src='a'></frameset></html>").empty_reason() == "frameset"
-    deep = parse("<div>" * 1000 + "x" + "</div>" * 1000)
+    deep = parse("<div>" * 3000 + "x" + "</div>" * 3000)
     assert deep.empty_reason() == "too-deep"
 
 

@@ -404,11 +404,12 @@ async def test_process_mode_recovers_after_a_timeout():
         "BOILERPLATE_WORKERS": 1,
         "CONCURRENT_REQUESTS": 1,
     }
-    slow = {"boilerplate": {"params": {"seconds": 10.0}}}
+    slow = {"boilerplate": {"params": {"seconds": 10.0}}}  # sleeps: never checks its deadline
     urls = [ARTICLE_URL + "#slow", *URLS]
-    items, _stats, _ = await crawl(settings, urls=urls, metas={urls[0]: slow})
+    items, stats, _ = await crawl(settings, urls=urls, metas={urls[0]: slow})
     reasons = sorted(str(it["boilerplate_reason"]) for it in items)
     assert reasons == ["None"] * len(URLS) + ["timeout"]
+    assert boilerplate_stats(stats)["workers_replaced"] == 1  # killed and replaced
 
 
 # ---------------------------------------------------------------------------------------------

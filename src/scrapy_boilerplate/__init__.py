@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from . import registry
-from ._deadline import ExtractionTimeout, deadline
+from ._deadline import ExtractionTimeout, check, deadline
 from .document import MAX_NODES_DEFAULT, MAX_SIZE_DEFAULT, Document, TextBlock, parse
 from .errors import BoilerplateError, InvalidParameter, UnknownExtractor, UnsupportedInput
 from .registry import Extractor, available, register
@@ -117,6 +117,7 @@ def _extract(
             exc.reason, extractor, checked, url=url, extra={"detail": exc.detail}
         )
     result = method.extract(doc, checked)
+    check()  # a page past its deadline gives no result, whichever step passed it
     if result.reason == "no-text":
         result.reason = doc.empty_reason()
     if result.url is None:

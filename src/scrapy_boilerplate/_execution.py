@@ -7,6 +7,11 @@ spare cores, at the price of sending the body to a worker that parses it there (
 tree cannot cross processes). At most ``queue_size`` pages wait or run at once; more
 callers wait their turn, so memory stays bounded whatever the download rate.
 
+A page's ``timeout`` counts from when a worker is free for it, not from when it joined
+the queue: at most ``workers`` pages are handed to the pool at once (a worker's slot is
+freed when its call really ends, not when the runner stops waiting for it), so a page
+waiting behind a slow one never spends its time waiting.
+
 A page over ``timeout`` raises :class:`ExtractionTimeout`, in every mode: the page's
 deadline is set where it runs (:mod:`._deadline`), and the extraction code checks it as
 it goes, so a thread or an inline call stops at the limit instead of finishing a hostile
@@ -22,6 +27,7 @@ timeout: without that, one timeout could make the next pages time out in turn.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import time
 from collections.abc import Callable
@@ -54,16 +60,33 @@ class Runner:
         self._helper: ThreadPoolExecutor | None = None
         self._generation = 0
         self._slots: asyncio.Semaphore | None = None
+        self._free: asyncio.Semaphore | None = None  # workers without a call
         self.restarts = 0
         self._warmed = -1  # the pool generation whose workers are started
         self._warm_lock: asyncio.Lock | None = None
         self._warm_extractor: str | None = None
 
-    # The semaphore must be made on the running loop (the reactor's), not at import time.
+    # The semaphores must be made on the running loop (the reactor's), not at import time.
     def _semaphore(self) -> asyncio.Semaphore:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.queue_size)
         return self._slots
+
+    async def _worker(self) -> Callable[[Any], None]:
+        """Wait for a free worker; returns the callback that frees it when a call ends."""
+        if self._free is None:
+            self._free = asyncio.Semaphore(self.workers)
+        free = self._free
+        await free.acquire()
+        loop = asyncio.get_running_loop()
+
+        def release(_: Any = None) -> None:
+            # A concurrent future's callback runs in the pool's thread: hand it to the loop
+            # (which is gone when a thread ends after the crawl: nothing left to free).
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(free.release)
+
+        return release
 
     def _pool(self) -> Executor:
         if self._executor is None:
@@ -143,13 +166,20 @@ class Runner:
     async def _run_thread(
         self, func: Callable[..., Any], args: tuple[Any, ...]
     ) -> tuple[Any, float]:
-        loop = asyncio.get_running_loop()
-        # The deadline counts from now, like wait_for: a page that waited for a thread
-        # behind a slow one has had its time.
+        release = await self._worker()  # a thread is free: the page starts now
         call = (_timed, self._deadline(), self.timeout, func, *args)
-        future = loop.run_in_executor(self._pool(), *call)
         try:
-            return await asyncio.wait_for(future, self.timeout)
+            job = self._pool().submit(*call)
+        except BaseException:
+            release()
+            raise
+        job.add_done_callback(release)  # when the thread is really done with it
+        try:
+            # shield: on timeout, stop waiting without cancelling (the thread goes on to
+            # its next deadline check, then frees its slot).
+            return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job)), self.timeout)
+        except ExtractionTimeout:
+            raise  # the thread stopped at its deadline by itself (a TimeoutError too)
         except asyncio.TimeoutError:
             raise ExtractionTimeout(
                 f"took over {self.timeout:g} s (its thread stops at its next deadline check)"
@@ -165,14 +195,22 @@ class Runner:
                 if attempt == 2:
                     raise
                 continue
+            release = await self._worker()  # a process is free: the page starts now
             generation = self._generation
             pool = self._pool()
             # monotonic() is the machine's clock (CLOCK_MONOTONIC): the same in the worker.
             at = self._deadline()
             try:
-                future = asyncio.wrap_future(pool.submit(_timed, at, self.timeout, func, *args))
+                job = pool.submit(_timed, at, self.timeout, func, *args)
+            except BaseException:
+                release()
+                raise
+            job.add_done_callback(release)  # done, failed, or its pool torn down
+            try:
                 grace = None if self.timeout is None else self.timeout + PROCESS_GRACE
-                return await asyncio.wait_for(future, grace)
+                return await asyncio.wait_for(asyncio.wrap_future(job), grace)
+            except ExtractionTimeout:
+                raise  # the worker stopped at its deadline by itself (a TimeoutError too)
             except asyncio.TimeoutError:
                 self._restart(generation)
                 raise ExtractionTimeout(

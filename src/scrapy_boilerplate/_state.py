@@ -156,6 +156,8 @@ class CrawlerState:
             result, seconds = await self.runner.run(*call)
         except ExtractionTimeout as exc:
             reporter.inc("errors/timeout")
+            if self.runner.restarts:  # process mode: workers killed and replaced so far
+                reporter.max("workers_replaced", self.runner.restarts)
             reporter.once(
                 "errors/timeout", logging.WARNING, "Extraction of %s timed out: %s", what, exc
             )

@@ -23,6 +23,7 @@ from scrapy.http import HtmlResponse, Response, TextResponse
 from w3lib.encoding import html_to_unicode, http_content_type_encoding, read_bom
 
 from ._state import Component
+from .document import _check_markup, _looks_binary
 from .errors import BoilerplateError, UnsupportedInput
 from .result import Extraction
 from .settings import BOILERPLATE_MAX_NODES
@@ -164,6 +165,22 @@ def _extract_response(
 ) -> Extraction:
     # Runs in the worker: building ``response.selector`` there keeps the parse off the
     # event loop, and the spider callback reuses the same tree.
+    if _looks_binary(response.body):
+        # What parse() says of these bytes in process mode; a tree built from them would
+        # be extracted as a page of mojibake (no reason, no main text).
+        return Extraction.failed(
+            "binary",
+            extractor,
+            params,
+            url=response.url,
+            extra={"detail": "not text (binary signature or control bytes)"},
+        )
+    try:  # a body far over the element cap: refused before Scrapy's tree is built
+        _check_markup(response.body, max_nodes)
+    except UnsupportedInput as exc:
+        return Extraction.failed(
+            exc.reason, extractor, params, url=response.url, extra={"detail": exc.detail}
+        )
     return _extract_page(
         response.selector, response.url, None, extractor, params, layout, max_nodes
     )
@@ -281,14 +298,29 @@ def decode_in_pieces(response: TextResponse) -> str | None:
         # The encoding html_to_unicode would pick (it normalises aliases and UTF-16/32).
         encoding, start = html_to_unicode(f"charset={declared}", b"")[0], 0
     try:
-        decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        decoder = codecs.getincrementaldecoder(encoding)(errors=_decode_errors(encoding))
+        pieces = [
+            decoder.decode(body[i : i + _DECODE_CHUNK])
+            for i in range(start, len(body), _DECODE_CHUNK)
+        ]
+        pieces.append(decoder.decode(b"", final=True))
     except LookupError:
         return None
-    pieces = [
-        decoder.decode(body[i : i + _DECODE_CHUNK]) for i in range(start, len(body), _DECODE_CHUNK)
-    ]
-    pieces.append(decoder.decode(b"", final=True))
+    except UnicodeError:  # CPython's ISO-2022 decoders: "pending buffer overflow" at a cut
+        return None
     return "".join(pieces)
+
+
+def _decode_errors(encoding: str) -> str:
+    """The error handler ``w3lib.encoding.to_unicode`` decodes with: from w3lib 2.5, a
+    GB18030 lead byte 0x80 is the euro sign (the Encoding Standard's), not U+FFFD."""
+    if codecs.lookup(encoding).name != "gb18030":
+        return "replace"
+    try:
+        codecs.lookup_error("w3lib_gb18030_replace")
+    except LookupError:  # an older w3lib
+        return "replace"
+    return "w3lib_gb18030_replace"
 
 
 def _cache_text(response: TextResponse, text: str) -> None:

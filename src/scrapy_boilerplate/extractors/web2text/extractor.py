@@ -80,6 +80,7 @@ class Web2TextExtractor(Extractor):
             labels = [p >= threshold for p in p_content]
         else:
             labels = [bool(v) for v in viterbi(unary, pairwise, params["lambda_"])]
+        check()
         blocks = [
             Block(
                 text=b.text,
