@@ -90,3 +90,15 @@ async def test_a_page_without_lists_gives_an_empty_result_with_its_reason(tmp_pa
     (item,) = items
     assert item["entities"] == [] and item["entities_reason"] == "no-list"
     assert boilerplate_stats(stats)["entities/empty/no-list"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_page_over_the_crawls_time_limit_is_stopped_and_its_item_kept(tmp_path):
+    page = tmp_path / "long_list.html"
+    rows = "".join(f"<li>trail number {i} near the bay</li>" for i in range(15000))
+    page.write_text(f"<html><body><ul>{rows}</ul></body></html>")
+    settings = {**SETTINGS, "BOILERPLATE_TIMEOUT": 0.05}
+    items, stats, _ = await crawl(settings, spider=TrailsSpider, urls=[page.as_uri()])
+    (item,) = items
+    assert item["entities"] == [] and item["entities_reason"] == "timeout"
+    assert boilerplate_stats(stats)["entities/errors/timeout"] == 1

@@ -15,18 +15,21 @@ an empty ``BOILERPLATE_ENTITY_QUERY`` fails at crawl start. The page is the resp
 item came from, or the item's ``BOILERPLATE_HTML_FIELD`` if set. Extraction runs in a thread
 (``BOILERPLATE_ENTITY_CONCURRENCY`` at a time), never on the event loop; pages are capped by
 ``BOILERPLATE_ENTITY_MAX_NODES`` and ``BOILERPLATE_ENTITY_MAX_PREDICATES`` (a capped page
-is counted under ``boilerplate/entities/capped``).
+is counted under ``boilerplate/entities/capped``) and stopped at ``BOILERPLATE_TIMEOUT``
+(``entities_reason = "timeout"``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import OrderedDict
 from typing import Any
 
 from itemadapter import ItemAdapter, is_item
 
+from ._deadline import ExtractionTimeout, deadline
 from ._state import Reporter
 
 logger = logging.getLogger(__name__)
@@ -83,6 +86,12 @@ class EntitySpiderMiddleware:
             yield obj
 
 
+def _within(limit: float | None, func: Any, *args: Any) -> Any:
+    """``func(*args)`` under a deadline of ``limit`` seconds from now (this thread)."""
+    with deadline(None if limit is None else time.monotonic() + limit, limit):
+        return func(*args)
+
+
 class EntityPipeline:
     """Adds the entity lists that answer the crawl's query to every item."""
 
@@ -101,6 +110,8 @@ class EntityPipeline:
         self.max_nodes = settings.getint("BOILERPLATE_ENTITY_MAX_NODES", 20000)
         self.max_predicates = settings.getint("BOILERPLATE_ENTITY_MAX_PREDICATES", 500000)
         self.semaphore = asyncio.Semaphore(settings.getint("BOILERPLATE_ENTITY_CONCURRENCY", 2))
+        # The crawl's per-page limit: the extraction checks it as it goes and stops there.
+        self.timeout = settings.getfloat("BOILERPLATE_TIMEOUT", 30.0) or None
         self.pages = _pages(crawler)
         self.reporter = Reporter(crawler)
 
@@ -138,9 +149,12 @@ class EntityPipeline:
         async with self.semaphore:
             try:
                 result = await asyncio.to_thread(
-                    extract_entities, html, query, self.top_k, self.model, 8,
-                    self.max_nodes, self.max_predicates,
+                    _within, self.timeout, extract_entities, html, query, self.top_k,
+                    self.model, 8, self.max_nodes, self.max_predicates,
                 )  # fmt: skip
+            except ExtractionTimeout:
+                self.reporter.inc("entities/errors/timeout")
+                return self._fail(adapter, "timeout", "Entity extraction timed out on %s", item)
             except Exception as exc:  # a bug or a bad model must not lose the item
                 self.reporter.inc(f"entities/errors/{type(exc).__name__}")
                 return self._fail(adapter, "error", "Entity extraction failed: %r", exc)
