@@ -435,6 +435,7 @@ def separator_weight(
 ) -> float:
     """Section 4.2.2's five rules; ``before`` / ``after`` are the blocks touching the
     separator above (left) and below (right) of it. Kept within 1..10."""
+    check()  # the page's deadline (a big page has hundreds of thousands)
     w = config.weight_base
     gap = sep.end - sep.start
     w += config.weight_gap * min(gap, config.gap_cap) / config.gap_cap  # rule 1

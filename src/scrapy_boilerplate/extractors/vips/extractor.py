@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..._deadline import check
 from ..._params import Param
 from ...document import Document
 from ...errors import InvalidParameter
@@ -291,6 +292,7 @@ def label_blocks(
     leaves.sort(key=lambda vb: order.get(id(vb.nodes[0]), 0) if vb.nodes else 0)
     stats: dict[int, tuple[int, int, int]] = {}  # id(leaf) -> chars, link chars, words
     for leaf in leaves:
+        check()  # the page's deadline
         chars = links = words = 0
         for node in leaf.nodes:
             for n in node.iter():
