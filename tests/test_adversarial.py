@@ -227,3 +227,13 @@ async def test_a_crawl_of_hostile_pages_loses_no_item(pages, mode):
         assert item["boilerplate_reason"] in expected, name
         if item["boilerplate_reason"] is None and page.keeps:
             assert page.keeps in " ".join(b["text"] for b in item["blocks"]), name
+
+
+def test_memory_trim_runs_at_most_once_per_interval():
+    from scrapy_boilerplate import _memory
+
+    _memory._LAST[0] = 0.0
+    assert not _memory.maybe_trim(0)  # 0: never
+    first = _memory.maybe_trim(3600)
+    assert first == (_memory._malloc_trim() is not None)  # glibc: it ran
+    assert not _memory.maybe_trim(3600)  # not again within the hour

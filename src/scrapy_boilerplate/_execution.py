@@ -36,6 +36,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from ._deadline import ExtractionTimeout, deadline
+from ._memory import maybe_trim
 
 __all__ = ["ExtractionTimeout", "Runner"]
 
@@ -48,7 +49,12 @@ class Runner:
     """Runs extraction calls in one of the three modes, with a bound on pages in flight."""
 
     def __init__(
-        self, mode: str = "thread", workers: int = 1, queue_size: int = 4, timeout: float = 0.0
+        self,
+        mode: str = "thread",
+        workers: int = 1,
+        queue_size: int = 4,
+        timeout: float = 0.0,
+        trim: float = 0.0,
     ) -> None:
         if mode not in ("inline", "thread", "process"):
             raise ValueError(f"unknown execution mode {mode!r}")
@@ -56,6 +62,7 @@ class Runner:
         self.workers = max(1, workers)
         self.queue_size = max(1, queue_size)
         self.timeout = timeout or None
+        self.trim = trim  # seconds between malloc_trim calls where pages run (0: never)
         self._executor: Executor | None = None
         self._helper: ThreadPoolExecutor | None = None
         self._generation = 0
@@ -106,6 +113,7 @@ class Runner:
             with deadline(self._deadline(), self.timeout):
                 result = func(*args)
             elapsed = time.perf_counter() - start
+            maybe_trim(self.trim)
             if self.timeout is not None and elapsed > self.timeout:
                 # Inline work cannot be interrupted; the result is dropped all the same so
                 # every mode reports a page over the limit in the same way.
@@ -167,7 +175,7 @@ class Runner:
         self, func: Callable[..., Any], args: tuple[Any, ...]
     ) -> tuple[Any, float]:
         release = await self._worker()  # a thread is free: the page starts now
-        call = (_timed, self._deadline(), self.timeout, func, *args)
+        call = (_timed, self._deadline(), self.timeout, self.trim, func, *args)
         try:
             job = self._pool().submit(*call)
         except BaseException:
@@ -201,7 +209,7 @@ class Runner:
             # monotonic() is the machine's clock (CLOCK_MONOTONIC): the same in the worker.
             at = self._deadline()
             try:
-                job = pool.submit(_timed, at, self.timeout, func, *args)
+                job = pool.submit(_timed, at, self.timeout, self.trim, func, *args)
             except BaseException:
                 release()
                 raise
@@ -222,6 +230,15 @@ class Runner:
                 self._restart(generation)
                 if attempt == 2:
                     raise
+            except asyncio.CancelledError:
+                # A call still queued when another page's timeout tore its pool down is
+                # cancelled with it: submit it again (a CancelledError would escape every
+                # ``except Exception`` and fail the request). Our own cancellation (the
+                # crawl stopping) leaves the pool as it was.
+                if not (job.cancelled() and generation != self._generation):
+                    raise
+                if attempt == 2:
+                    raise BrokenProcessPool("the pool was replaced twice under this page") from None
         raise AssertionError("unreachable")
 
     def _restart(self, generation: int) -> None:
@@ -231,10 +248,7 @@ class Runner:
         pool, self._executor = self._executor, None
         self._generation += 1
         self.restarts += 1
-        processes = getattr(pool, "_processes", None) or {}
-        for process in list(processes.values()):
-            process.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
+        _kill(pool)
 
     def close(self) -> None:
         """Stop the pool; running threads finish, worker processes are stopped."""
@@ -245,11 +259,25 @@ class Runner:
         if pool is None:
             return
         if isinstance(pool, ProcessPoolExecutor):
-            pool.shutdown(wait=False, cancel_futures=True)
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                process.terminate()
+            _kill(pool)
         else:
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _kill(pool: ProcessPoolExecutor) -> None:
+    """Stop a process pool now: its workers terminated, its queued calls cancelled.
+
+    The pool's call queue has a feeder thread writing page bodies into a pipe; with its
+    readers killed, that write can block for ever, and the interpreter joins the thread
+    at exit (a crawl that never ends). So the queue is told not to be joined.
+    """
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    queue = getattr(pool, "_call_queue", None)  # CPython's ProcessPoolExecutor internals
+    if queue is not None:
+        with contextlib.suppress(Exception):
+            queue.cancel_join_thread()
 
 
 def _warm(extractor: str | None) -> None:
@@ -261,9 +289,16 @@ def _warm(extractor: str | None) -> None:
 
 
 def _timed(
-    at: float | None, limit: float | None, func: Callable[..., Any], *args: Any
+    at: float | None,
+    limit: float | None,
+    trim: float,
+    func: Callable[..., Any],
+    *args: Any,
 ) -> tuple[Any, float]:
     start = time.perf_counter()
-    with deadline(at, limit):
-        result = func(*args)
-    return result, time.perf_counter() - start
+    try:
+        with deadline(at, limit):
+            result = func(*args)
+        return result, time.perf_counter() - start
+    finally:
+        maybe_trim(trim)  # in the thread or process that ran the page, after it

@@ -101,7 +101,11 @@ class CrawlerState:
                     "BOILERPLATE_ITEM_CLASSES", self.writer.missing_message(cls, missing)
                 )
         self.runner = Runner(
-            self.config.execution, self.config.workers, self.config.queue_size, self.config.timeout
+            self.config.execution,
+            self.config.workers,
+            self.config.queue_size,
+            self.config.timeout,
+            self.config.memory_trim,
         )
         self.reporter = Reporter(crawler)
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
@@ -119,7 +123,9 @@ class CrawlerState:
                 "since 2.13); extracting inline instead",
                 self.runner.mode,
             )
-            self.runner = Runner("inline", timeout=self.config.timeout)
+            self.runner = Runner(
+                "inline", timeout=self.config.timeout, trim=self.config.memory_trim
+            )
             return
         if self.config.gc_freeze:
             # A full collection scans every tracked object and holds the GIL meanwhile:

@@ -56,6 +56,10 @@ BOILERPLATE_SNIFF = True
 #: before Scrapy's MetaRefreshMiddleware (580) decodes them on the reactor thread (a
 #: 20 MB page: about 0.1 s of stall). 0 turns it off; inline mode never does it.
 BOILERPLATE_DECODE_SIZE = 1024 * 1024
+#: Seconds between ``malloc_trim(0)`` calls (glibc) in the threads and processes that
+#: extract, after a page: freed memory goes back to the system, so resident memory stays
+#: flat over long crawls (0: never).
+BOILERPLATE_MEMORY_TRIM = 10.0
 #: Call ``gc.freeze()`` when the spider opens (thread and process modes): the objects of
 #: start-up are left out of every later full garbage collection, which otherwise holds
 #: the GIL for about 0.1 s every second or two of a busy crawl.
@@ -112,6 +116,7 @@ class Config:
     on_error: str = BOILERPLATE_ON_ERROR
     sniff: bool = BOILERPLATE_SNIFF
     decode_size: int = BOILERPLATE_DECODE_SIZE
+    memory_trim: float = BOILERPLATE_MEMORY_TRIM
     gc_freeze: bool = BOILERPLATE_GC_FREEZE
 
     @classmethod
@@ -149,6 +154,11 @@ class Config:
             raise BoilerplateSettingsError(
                 "BOILERPLATE_MAX_BODY_SIZE",
                 f"expected a positive number of bytes, got {max_body_size}",
+            )
+        memory_trim = get("BOILERPLATE_MEMORY_TRIM", "getfloat")
+        if memory_trim < 0:
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_MEMORY_TRIM", f"expected seconds >= 0 (0: never), got {memory_trim}"
             )
         max_nodes = get("BOILERPLATE_MAX_NODES", "getint")
         if max_nodes < 0:
@@ -207,6 +217,7 @@ class Config:
             sniff=get("BOILERPLATE_SNIFF", "getbool"),
             decode_size=decode_size,
             gc_freeze=get("BOILERPLATE_GC_FREEZE", "getbool"),
+            memory_trim=memory_trim,
         )
 
     def for_request(self, meta: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
