@@ -237,3 +237,27 @@ def test_memory_trim_runs_at_most_once_per_interval():
     first = _memory.maybe_trim(3600)
     assert first == (_memory._malloc_trim() is not None)  # glibc: it ran
     assert not _memory.maybe_trim(3600)  # not again within the hour
+
+
+@deferred_f_from_coro_f
+async def test_calls_a_replaced_pool_never_reports_are_failed_and_their_slots_freed(monkeypatch):
+    # A killed worker can leave its pool's manager thread stuck reading half a result:
+    # the call it held never ends on its own, and would hold a worker slot for ever.
+    import asyncio
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    from scrapy_boilerplate import _execution
+
+    monkeypatch.setattr(_execution, "STUCK_CALLS_AFTER", 0.01)
+    runner = _execution.Runner("process", workers=1)
+    release = await runner._worker()
+    stuck: Future = Future()
+    stuck.set_running_or_notify_cancel()  # running in a worker, never to report
+    stuck.add_done_callback(release)
+    runner._jobs[0] = {stuck}
+    runner._executor = _execution.ThreadPoolExecutor(1)  # any pool: only killed
+    monkeypatch.setattr(_execution, "_kill", lambda pool: pool.shutdown(wait=False))
+    runner._restart(0)
+    await asyncio.wait_for(runner._worker(), 5)  # the slot comes back
+    assert isinstance(stuck.exception(), BrokenProcessPool)

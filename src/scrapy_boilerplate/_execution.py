@@ -31,7 +31,7 @@ import contextlib
 import multiprocessing
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, InvalidStateError, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -43,6 +43,9 @@ __all__ = ["ExtractionTimeout", "Runner"]
 #: Seconds a worker process gets past its page's deadline to stop by itself (it checks
 #: the deadline as it goes) before it is killed and the pool replaced.
 PROCESS_GRACE = 1.0
+#: Seconds after a pool is replaced before the calls its manager thread has not failed are
+#: failed by the runner (that thread can hang on a half-written result).
+STUCK_CALLS_AFTER = 3.0
 
 
 class Runner:
@@ -68,6 +71,7 @@ class Runner:
         self._generation = 0
         self._slots: asyncio.Semaphore | None = None
         self._free: asyncio.Semaphore | None = None  # workers without a call
+        self._jobs: dict[int, set[Any]] = {}  # calls in each process pool, until done
         self.restarts = 0
         self._warmed = -1  # the pool generation whose workers are started
         self._warm_lock: asyncio.Lock | None = None
@@ -214,6 +218,9 @@ class Runner:
                 release()
                 raise
             job.add_done_callback(release)  # done, failed, or its pool torn down
+            jobs = self._jobs.setdefault(generation, set())
+            jobs.add(job)
+            job.add_done_callback(jobs.discard)
             try:
                 grace = None if self.timeout is None else self.timeout + PROCESS_GRACE
                 return await asyncio.wait_for(asyncio.wrap_future(job), grace)
@@ -249,6 +256,16 @@ class Runner:
         self._generation += 1
         self.restarts += 1
         _kill(pool)
+        # The pool's manager thread normally fails its calls (BrokenProcessPool), but it
+        # can be stuck for ever reading half a result from a worker killed while it wrote
+        # one. Calls still not failed a few seconds later are failed here, so their pages
+        # are submitted again and their workers' slots freed.
+        jobs = self._jobs.pop(generation, set())
+        if jobs:
+            try:
+                asyncio.get_running_loop().call_later(STUCK_CALLS_AFTER, _fail, jobs)
+            except RuntimeError:  # no loop running: now
+                _fail(jobs)
 
     def close(self) -> None:
         """Stop the pool; running threads finish, worker processes are stopped."""
@@ -264,6 +281,13 @@ class Runner:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
+def _fail(jobs: set[Any]) -> None:
+    for job in list(jobs):
+        if not job.done():
+            with contextlib.suppress(InvalidStateError):
+                job.set_exception(BrokenProcessPool("its worker pool was replaced"))
+
+
 def _kill(pool: ProcessPoolExecutor) -> None:
     """Stop a process pool now: its workers terminated, its queued calls cancelled.
 
@@ -271,9 +295,16 @@ def _kill(pool: ProcessPoolExecutor) -> None:
     readers killed, that write can block for ever, and the interpreter joins the thread
     at exit (a crawl that never ends). So the queue is told not to be joined.
     """
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
         process.terminate()
     pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:  # reaped here: the pool's manager thread may never do it
+        with contextlib.suppress(Exception):
+            process.join(0.5)
+            if process.is_alive():
+                process.kill()
+                process.join(0.5)
     queue = getattr(pool, "_call_queue", None)  # CPython's ProcessPoolExecutor internals
     if queue is not None:
         with contextlib.suppress(Exception):
