@@ -212,7 +212,7 @@ PAGES: dict[str, Adversarial] = {
         one_huge_text_node, (None, "timeout"), keeps="lighthouse", slow=True
     ),
     "nul-bytes": Adversarial(nul_bytes, (None,), keeps="council"),
-    "lone-surrogates": Adversarial(lone_surrogates_text, (None,), keeps="lighthouse"),
+    "lone-surrogates": Adversarial(lone_surrogates_text, (None,), keeps="alone"),  # last text
     "surrogate-bytes": Adversarial(surrogate_bytes, (None,), keeps="lighthouse"),
     "mixed-encodings": Adversarial(mixed_encodings, (None,), keeps="lighthouse"),
     "wrong-declared-encoding": Adversarial(

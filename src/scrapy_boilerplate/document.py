@@ -369,6 +369,10 @@ def parse(
             raise UnsupportedInput("too-large", f"{len(text)} characters > max_size {max_size}")
         if _mostly_controls(text[:4096].encode("latin-1", "replace")):
             raise UnsupportedInput("binary", "control characters in text")
+        if not text.isascii() and _SURROGATE.search(text):
+            # A lone surrogate (text decoded with surrogateescape, say): libxml2 would stop
+            # there and silently drop the rest of the page. A reader sees U+FFFD.
+            text = _SURROGATE.sub("\ufffd", text)
     else:
         raise TypeError(
             f"expected str, bytes, parsel.Selector or an lxml tree, got {type(html).__name__}"
@@ -407,6 +411,7 @@ def parse(
 
 _LOCAL = threading.local()
 _COUNT_ELEMENTS = etree.XPath("count(//*)")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 #: More attributes than this on one tag: libxml2 compares each attribute with all the

@@ -140,8 +140,13 @@ class EntityPipeline:
         html: Any = None
         if self.html_field and self.html_field in adapter and adapter.get(self.html_field):
             html = adapter.get(self.html_field)
-        elif response is not None and hasattr(response, "selector"):
-            html = response.selector  # the tree Scrapy already parsed: no second parse
+        elif response is not None:
+            try:
+                html = response.selector  # the tree Scrapy already parsed: no second parse
+            except AttributeError:  # not a TextResponse
+                pass
+            except ValueError:  # Scrapy reads <base href> with w3lib: "https://www:x.org/"
+                html = response.text
         if not query or not str(query).strip():
             return self._fail(adapter, "no-query", "An item had no entity query (%s)", item)
         if html is None:

@@ -181,9 +181,11 @@ def _extract_response(
         return Extraction.failed(
             exc.reason, extractor, params, url=response.url, extra={"detail": exc.detail}
         )
-    return _extract_page(
-        response.selector, response.url, None, extractor, params, layout, max_nodes
-    )
+    try:
+        page = response.selector
+    except ValueError:  # Scrapy reads <base href> with w3lib, which refuses "https://www:x.org/"
+        page = response.text  # what the selector parses; process mode extracts it too
+    return _extract_page(page, response.url, None, extractor, params, layout, max_nodes)
 
 
 def _extract_body(

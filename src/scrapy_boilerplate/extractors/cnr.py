@@ -318,7 +318,10 @@ def _element_xpath(el: Any) -> str:
     parts = []
     while el is not None:
         tag = el.tag
-        position = 1 + sum(1 for _ in el.itersiblings(tag, preceding=True))
+        try:
+            position = 1 + sum(1 for _ in el.itersiblings(tag, preceding=True))
+        except ValueError:  # a tag lxml refuses as a filter: libxml2 keeps "<m\x15>"
+            position = 1 + sum(1 for s in el.itersiblings(preceding=True) if s.tag == tag)
         name = str(tag)
         if name.startswith("{"):
             step = f"*[local-name()='{name.rsplit('}', 1)[1].lower()}']"
