@@ -261,3 +261,25 @@ async def test_calls_a_replaced_pool_never_reports_are_failed_and_their_slots_fr
     runner._restart(0)
     await asyncio.wait_for(runner._worker(), 5)  # the slot comes back
     assert isinstance(stuck.exception(), BrokenProcessPool)
+
+
+def test_a_killed_pool_leaves_no_thread_the_interpreter_would_wait_for_at_exit():
+    # A worker killed while writing its result leaves half a message in the result pipe:
+    # the pool's manager thread then waits for the rest for ever, and the interpreter
+    # joins that thread at exit (a crawl that never ends). Half a message, by hand:
+    import multiprocessing
+    import os
+    import struct
+    from concurrent.futures import ProcessPoolExecutor
+
+    from scrapy_boilerplate import _execution
+
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    assert pool.submit(len, "abc").result(timeout=60) == 3
+    manager = pool._executor_manager_thread
+    os.write(pool._result_queue._writer.fileno(), struct.pack("!i", 1000) + b"half")
+    time.sleep(0.2)  # the manager thread reads the header, then waits for 996 more bytes
+    assert manager.is_alive()
+    _execution._kill(pool)
+    manager.join(30)
+    assert not manager.is_alive()

@@ -291,11 +291,15 @@ def _fail(jobs: set[Any]) -> None:
 def _kill(pool: ProcessPoolExecutor) -> None:
     """Stop a process pool now: its workers terminated, its queued calls cancelled.
 
-    The pool's call queue has a feeder thread writing page bodies into a pipe; with its
-    readers killed, that write can block for ever, and the interpreter joins the thread
-    at exit (a crawl that never ends). So the queue is told not to be joined.
+    Two threads of the pool could otherwise block for ever, and the interpreter joins
+    both at exit (a crawl that never ends): the call queue's feeder, writing a page body
+    into a pipe nobody reads any more (the queue is told not to be joined), and the
+    manager thread, reading half a result (below).
     """
+    # shutdown() forgets the processes and queues: take them first.
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    queue = getattr(pool, "_call_queue", None)  # CPython's ProcessPoolExecutor internals
+    results = getattr(pool, "_result_queue", None)
     for process in processes:
         process.terminate()
     pool.shutdown(wait=False, cancel_futures=True)
@@ -305,10 +309,18 @@ def _kill(pool: ProcessPoolExecutor) -> None:
             if process.is_alive():
                 process.kill()
                 process.join(0.5)
-    queue = getattr(pool, "_call_queue", None)  # CPython's ProcessPoolExecutor internals
     if queue is not None:
         with contextlib.suppress(Exception):
             queue.cancel_join_thread()
+    # The pool's manager thread reads results from a pipe. A worker killed while writing
+    # one leaves half a message there, and the thread waits for the rest for ever (and
+    # the interpreter joins it at exit). This process holds the pipe's other writing end
+    # (only workers write): closing it, now the workers are dead, gives that read an
+    # end of file, and the thread ends as for any broken pool.
+    writer = getattr(results, "_writer", None)
+    if writer is not None:
+        with contextlib.suppress(Exception):
+            writer.close()
 
 
 def _warm(extractor: str | None) -> None:
