@@ -91,6 +91,7 @@ import platform
 import random
 import re
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -623,7 +624,16 @@ def summarize_memory(samples: list[dict[str, Any]], pages: int, warmup: float) -
     main_after = [m for n, _, m in total if n >= limit]
     warm = max(during, default=0)
     high = max(after, default=0)
+    # The level, not the peaks: the median of the samples of the first fifth of the pages
+    # after warm-up against that of the last fifth (a peak is a few pages in flight).
+    first = [t for n, t, _ in total if limit <= n < limit + 0.2 * pages]
+    last = [t for n, t, _ in total if n >= 0.8 * pages]
+    first_mb = statistics.median(first) / 1024 if first else 0.0
+    last_mb = statistics.median(last) / 1024 if last else 0.0
     return {
+        "level_first_mb": first_mb,
+        "level_last_mb": last_mb,
+        "level_growth": (last_mb / first_mb - 1.0) if first_mb and last_mb else 0.0,
         "warmup_items": int(limit),
         "samples": len(samples),
         "warmup_mb": warm / 1024,
@@ -769,12 +779,14 @@ def render(results: dict[str, Any]) -> str:
         "exception; unexpected: outcomes the page's kind should not have (per kind below). "
         "RSS: crawler process plus its "
         f"descendants, sampled every second; warm-up: the first {100 * opts['warmup']:.0f} % "
-        "of the items; growth: highest after warm-up / highest during warm-up - 1.",
+        "of the items; growth: highest after warm-up / highest during warm-up - 1; level: "
+        "median of the samples of the last fifth of the pages / median of those of the first "
+        "fifth after warm-up - 1 (peaks are the pages in flight; the level is what stays).",
         "",
         "| extractor | mode | pages | items in | items out | scraped | dropped | ok "
         "| empty text | reasons | errback | unexpected | RSS warm-up MB | RSS max after MB "
-        "| RSS end MB | growth % | pages/s | seconds |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| RSS end MB | growth % | level % | pages/s | seconds |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in runs:
         out = r["outcomes"]
@@ -788,6 +800,7 @@ def render(results: dict[str, Any]) -> str:
             f"{out.get('ok', 0)} | {out.get('empty-text', 0)} | {_counts(reasons)} | "
             f"{_counts(errbacks)} | {unexpected} | {m['warmup_mb']:.0f} | "
             f"{m['max_after_mb']:.0f} | {m['end_mb']:.0f} | {100 * m['growth']:+.1f} | "
+            f"{100 * m.get('level_growth', 0.0):+.1f} | "
             f"{r['pages_per_s']:.1f} | {r['seconds']:.0f} |"
         )
     lines += ["", "## Outcomes per failure kind", ""]

@@ -189,7 +189,11 @@ class Runner:
         try:
             # shield: on timeout, stop waiting without cancelling (the thread goes on to
             # its next deadline check, then frees its slot).
-            return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job)), self.timeout)
+            waited = asyncio.wrap_future(job)
+            # Once abandoned, its outcome is nobody's: retrieve it, or asyncio logs
+            # "Future exception was never retrieved" for each page over the limit.
+            waited.add_done_callback(_retrieve)
+            return await asyncio.wait_for(asyncio.shield(waited), self.timeout)
         except ExtractionTimeout:
             raise  # the thread stopped at its deadline by itself (a TimeoutError too)
         except asyncio.TimeoutError:
@@ -279,6 +283,11 @@ class Runner:
             _kill(pool)
         else:
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _retrieve(future: Any) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _fail(jobs: set[Any]) -> None:

@@ -159,7 +159,8 @@ class EntityPipeline:
                 )  # fmt: skip
             except ExtractionTimeout:
                 self.reporter.inc("entities/errors/timeout")
-                return self._fail(adapter, "timeout", "Entity extraction timed out on %s", item)
+                where = getattr(response, "url", None) or "an item's page"
+                return self._fail(adapter, "timeout", "Entity extraction timed out on %s", where)
             except Exception as exc:  # a bug or a bad model must not lose the item
                 self.reporter.inc(f"entities/errors/{type(exc).__name__}")
                 return self._fail(adapter, "error", "Entity extraction failed: %r", exc)
