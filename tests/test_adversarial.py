@@ -240,27 +240,29 @@ def test_memory_trim_runs_at_most_once_per_interval():
 
 
 @deferred_f_from_coro_f
-async def test_calls_a_replaced_pool_never_reports_are_failed_and_their_slots_freed(monkeypatch):
+async def test_calls_a_replaced_pool_never_reports_are_failed_and_their_slots_freed():
     # A killed worker can leave its pool's manager thread stuck reading half a result:
-    # the call it held never ends on its own, and would hold a worker slot for ever.
+    # the call it held would never end, and would hold a worker slot for ever.
     import asyncio
-    from concurrent.futures import Future
+    import os
+    import struct
     from concurrent.futures.process import BrokenProcessPool
 
     from scrapy_boilerplate import _execution
 
-    monkeypatch.setattr(_execution, "STUCK_CALLS_AFTER", 0.01)
     runner = _execution.Runner("process", workers=1)
-    release = await runner._worker()
-    stuck: Future = Future()
-    stuck.set_running_or_notify_cancel()  # running in a worker, never to report
-    stuck.add_done_callback(release)
-    runner._jobs[0] = {stuck}
-    runner._executor = _execution.ThreadPoolExecutor(1)  # any pool: only killed
-    monkeypatch.setattr(_execution, "_kill", lambda pool: pool.shutdown(wait=False))
-    runner._restart(0)
-    await asyncio.wait_for(runner._worker(), 5)  # the slot comes back
-    assert isinstance(stuck.exception(), BrokenProcessPool)
+    try:
+        await runner.warm_up("justext")
+        job = await runner._submit(time.sleep, (60,))  # holds the only worker slot
+        await asyncio.sleep(0.5)
+        pool = runner._executor
+        os.write(pool._result_queue._writer.fileno(), struct.pack("!i", 1000) + b"half")
+        await asyncio.sleep(0.2)  # the manager thread reads the header, waits for the rest
+        runner._restart(runner._generation)
+        await asyncio.wait_for(runner._worker(), 30)  # the slot comes back
+        assert isinstance(job.exception(), BrokenProcessPool)
+    finally:
+        runner.close()
 
 
 def test_a_killed_pool_leaves_no_thread_the_interpreter_would_wait_for_at_exit():

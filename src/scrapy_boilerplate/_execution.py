@@ -31,7 +31,7 @@ import contextlib
 import multiprocessing
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, InvalidStateError, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -43,9 +43,6 @@ __all__ = ["ExtractionTimeout", "Runner"]
 #: Seconds a worker process gets past its page's deadline to stop by itself (it checks
 #: the deadline as it goes) before it is killed and the pool replaced.
 PROCESS_GRACE = 1.0
-#: Seconds after a pool is replaced before the calls its manager thread has not failed are
-#: failed by the runner (that thread can hang on a half-written result).
-STUCK_CALLS_AFTER = 3.0
 
 
 class Runner:
@@ -71,7 +68,6 @@ class Runner:
         self._generation = 0
         self._slots: asyncio.Semaphore | None = None
         self._free: asyncio.Semaphore | None = None  # workers without a call
-        self._jobs: dict[int, set[Any]] = {}  # calls in each process pool, until done
         self.restarts = 0
         self._warmed = -1  # the pool generation whose workers are started
         self._warm_lock: asyncio.Lock | None = None
@@ -99,6 +95,21 @@ class Runner:
 
         return release
 
+    async def _submit(self, func: Callable[..., Any], args: tuple[Any, ...]) -> Future[Any]:
+        """Submit ``func(*args)`` once a worker is free: the page's deadline starts then.
+        The worker's slot is freed when the call really ends (done, failed, or its pool
+        torn down), not when the runner stops waiting for it."""
+        release = await self._worker()
+        # monotonic() is the machine's clock (CLOCK_MONOTONIC): the same in a worker process.
+        call = (_timed, self._deadline(), self.timeout, self.trim, func, *args)
+        try:
+            job = self._pool().submit(*call)
+        except BaseException:
+            release()
+            raise
+        job.add_done_callback(release)
+        return job
+
     def _pool(self) -> Executor:
         if self._executor is None:
             if self.mode == "thread":
@@ -113,11 +124,7 @@ class Runner:
     async def run(self, func: Callable[..., Any], *args: Any) -> tuple[Any, float]:
         """``(func(*args), seconds)``; ``func`` must be picklable in ``process`` mode."""
         if self.mode == "inline":
-            start = time.perf_counter()
-            with deadline(self._deadline(), self.timeout):
-                result = func(*args)
-            elapsed = time.perf_counter() - start
-            maybe_trim(self.trim)
+            result, elapsed = _timed(self._deadline(), self.timeout, self.trim, func, *args)
             if self.timeout is not None and elapsed > self.timeout:
                 # Inline work cannot be interrupted; the result is dropped all the same so
                 # every mode reports a page over the limit in the same way.
@@ -178,14 +185,7 @@ class Runner:
     async def _run_thread(
         self, func: Callable[..., Any], args: tuple[Any, ...]
     ) -> tuple[Any, float]:
-        release = await self._worker()  # a thread is free: the page starts now
-        call = (_timed, self._deadline(), self.timeout, self.trim, func, *args)
-        try:
-            job = self._pool().submit(*call)
-        except BaseException:
-            release()
-            raise
-        job.add_done_callback(release)  # when the thread is really done with it
+        job = await self._submit(func, args)
         try:
             # shield: on timeout, stop waiting without cancelling (the thread goes on to
             # its next deadline check, then frees its slot).
@@ -211,20 +211,8 @@ class Runner:
                 if attempt == 2:
                     raise
                 continue
-            release = await self._worker()  # a process is free: the page starts now
-            generation = self._generation
-            pool = self._pool()
-            # monotonic() is the machine's clock (CLOCK_MONOTONIC): the same in the worker.
-            at = self._deadline()
-            try:
-                job = pool.submit(_timed, at, self.timeout, self.trim, func, *args)
-            except BaseException:
-                release()
-                raise
-            job.add_done_callback(release)  # done, failed, or its pool torn down
-            jobs = self._jobs.setdefault(generation, set())
-            jobs.add(job)
-            job.add_done_callback(jobs.discard)
+            job = await self._submit(func, args)
+            generation = self._generation  # the pool it went to: no await since
             try:
                 grace = None if self.timeout is None else self.timeout + PROCESS_GRACE
                 return await asyncio.wait_for(asyncio.wrap_future(job), grace)
@@ -259,17 +247,7 @@ class Runner:
         pool, self._executor = self._executor, None
         self._generation += 1
         self.restarts += 1
-        _kill(pool)
-        # The pool's manager thread normally fails its calls (BrokenProcessPool), but it
-        # can be stuck for ever reading half a result from a worker killed while it wrote
-        # one. Calls still not failed a few seconds later are failed here, so their pages
-        # are submitted again and their workers' slots freed.
-        jobs = self._jobs.pop(generation, set())
-        if jobs:
-            try:
-                asyncio.get_running_loop().call_later(STUCK_CALLS_AFTER, _fail, jobs)
-            except RuntimeError:  # no loop running: now
-                _fail(jobs)
+        _kill(pool)  # its manager thread then fails the calls it held: BrokenProcessPool
 
     def close(self) -> None:
         """Stop the pool; running threads finish, worker processes are stopped."""
@@ -288,13 +266,6 @@ class Runner:
 def _retrieve(future: Any) -> None:
     if not future.cancelled():
         future.exception()
-
-
-def _fail(jobs: set[Any]) -> None:
-    for job in list(jobs):
-        if not job.done():
-            with contextlib.suppress(InvalidStateError):
-                job.set_exception(BrokenProcessPool("its worker pool was replaced"))
 
 
 def _kill(pool: ProcessPoolExecutor) -> None:
@@ -322,10 +293,11 @@ def _kill(pool: ProcessPoolExecutor) -> None:
         with contextlib.suppress(Exception):
             queue.cancel_join_thread()
     # The pool's manager thread reads results from a pipe. A worker killed while writing
-    # one leaves half a message there, and the thread waits for the rest for ever (and
-    # the interpreter joins it at exit). This process holds the pipe's other writing end
-    # (only workers write): closing it, now the workers are dead, gives that read an
-    # end of file, and the thread ends as for any broken pool.
+    # one leaves half a message there, and the thread waits for the rest for ever: the
+    # calls it holds never fail (their pages never resubmitted, their worker slots never
+    # freed) and the interpreter joins it at exit. This process holds the pipe's other
+    # writing end (only workers write): closing it, now the workers are dead, gives that
+    # read an end of file, and the thread fails its calls and ends as for any broken pool.
     writer = getattr(results, "_writer", None)
     if writer is not None:
         with contextlib.suppress(Exception):
