@@ -129,6 +129,12 @@ class Config:
             except (TypeError, ValueError) as exc:
                 raise BoilerplateSettingsError(name, f"{exc}") from None
 
+        def at_least_zero(name: str, getter: str, expected: str) -> Any:
+            value = get(name, getter)
+            if value < 0:
+                raise BoilerplateSettingsError(name, f"expected {expected}, got {value}")
+            return value
+
         enabled = get("BOILERPLATE_ENABLED", "getbool")
         extractor = settings.get("BOILERPLATE_EXTRACTOR", BOILERPLATE_EXTRACTOR)
         if not isinstance(extractor, str) or not extractor.strip():
@@ -155,50 +161,29 @@ class Config:
                 "BOILERPLATE_MAX_BODY_SIZE",
                 f"expected a positive number of bytes, got {max_body_size}",
             )
-        memory_trim = get("BOILERPLATE_MEMORY_TRIM", "getfloat")
-        if memory_trim < 0:
-            raise BoilerplateSettingsError(
-                "BOILERPLATE_MEMORY_TRIM", f"expected seconds >= 0 (0: never), got {memory_trim}"
-            )
-        max_nodes = get("BOILERPLATE_MAX_NODES", "getint")
-        if max_nodes < 0:
-            raise BoilerplateSettingsError(
-                "BOILERPLATE_MAX_NODES", f"expected elements >= 0 (0: no limit), got {max_nodes}"
-            )
-        timeout = get("BOILERPLATE_TIMEOUT", "getfloat")
-        if timeout < 0:
-            raise BoilerplateSettingsError(
-                "BOILERPLATE_TIMEOUT", f"expected seconds >= 0 (0: no limit), got {timeout}"
-            )
+        memory_trim = at_least_zero(
+            "BOILERPLATE_MEMORY_TRIM", "getfloat", "seconds >= 0 (0: never)"
+        )
+        max_nodes = at_least_zero("BOILERPLATE_MAX_NODES", "getint", "elements >= 0 (0: no limit)")
+        timeout = at_least_zero("BOILERPLATE_TIMEOUT", "getfloat", "seconds >= 0 (0: no limit)")
         execution = str(settings.get("BOILERPLATE_EXECUTION", BOILERPLATE_EXECUTION)).lower()
         if execution not in EXECUTION_MODES:
             raise BoilerplateSettingsError(
                 "BOILERPLATE_EXECUTION",
                 f"expected one of {', '.join(EXECUTION_MODES)}, got {execution!r}",
             )
-        workers = get("BOILERPLATE_WORKERS", "getint")
-        if workers < 0:
-            raise BoilerplateSettingsError(
-                "BOILERPLATE_WORKERS", f"expected an integer >= 0 (0: automatic), got {workers}"
-            )
+        workers = at_least_zero("BOILERPLATE_WORKERS", "getint", "an integer >= 0 (0: automatic)")
         workers = workers or min(4, os.cpu_count() or 1)
-        queue_size = get("BOILERPLATE_QUEUE_SIZE", "getint")
-        if queue_size < 0:
-            raise BoilerplateSettingsError(
-                "BOILERPLATE_QUEUE_SIZE",
-                f"expected an integer >= 0 (0: automatic), got {queue_size}",
-            )
+        queue_size = at_least_zero(
+            "BOILERPLATE_QUEUE_SIZE", "getint", "an integer >= 0 (0: automatic)"
+        )
         queue_size = queue_size or 4 * workers
         on_error = str(settings.get("BOILERPLATE_ON_ERROR", BOILERPLATE_ON_ERROR)).lower()
         if on_error not in ON_ERROR:
             raise BoilerplateSettingsError(
                 "BOILERPLATE_ON_ERROR", f"expected one of {', '.join(ON_ERROR)}, got {on_error!r}"
             )
-        decode_size = get("BOILERPLATE_DECODE_SIZE", "getint")
-        if decode_size < 0:
-            raise BoilerplateSettingsError(
-                "BOILERPLATE_DECODE_SIZE", f"expected bytes >= 0 (0: off), got {decode_size}"
-            )
+        decode_size = at_least_zero("BOILERPLATE_DECODE_SIZE", "getint", "bytes >= 0 (0: off)")
         return cls(
             enabled=enabled,
             extractor=extractor,
