@@ -9,11 +9,10 @@ One line for a newcomer::
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from . import registry
-from ._deadline import ExtractionTimeout, check, deadline
+from ._deadline import ExtractionTimeout, check, within
 from .document import MAX_NODES_DEFAULT, MAX_SIZE_DEFAULT, Document, TextBlock, parse
 from .errors import BoilerplateError, InvalidParameter, UnknownExtractor, UnsupportedInput
 from .registry import Extractor, available, register
@@ -90,7 +89,7 @@ def extract(
     checked = method.validate(params)
     if timeout is not None and timeout > 0:
         try:
-            with deadline(time.monotonic() + timeout, timeout):
+            with within(timeout):
                 return _extract(html, method, extractor, checked, url, encoding, max_size,
                                 max_nodes)  # fmt: skip
         except ExtractionTimeout as exc:

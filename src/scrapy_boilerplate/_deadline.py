@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 from .errors import BoilerplateError
 
@@ -45,6 +45,11 @@ def deadline(at: float | None, limit: float | None = None) -> Iterator[None]:
         yield
     finally:
         _LOCAL.at, _LOCAL.limit = previous, previous_limit
+
+
+def within(limit: float | None) -> AbstractContextManager[None]:
+    """:func:`deadline` ``limit`` seconds from now (None or 0: no limit)."""
+    return deadline(time.monotonic() + limit if limit else None, limit)
 
 
 def check() -> None:

@@ -360,8 +360,7 @@ def parse(
             raise UnsupportedInput("empty", "no bytes")
         if max_size and len(data) > max_size:
             raise UnsupportedInput("too-large", f"{len(data)} bytes > max_size {max_size}")
-        if _looks_binary(data):
-            raise UnsupportedInput("binary", "not text (binary signature or NUL bytes)")
+        _check_binary(data)
         encoding, text = _decode(data, encoding)
     elif isinstance(html, str):
         text = html
@@ -497,6 +496,12 @@ def _tree_root(obj: Any) -> Any:
             raise UnsupportedInput("not-html", f"tree with root <{root.tag}>")
         return root
     return None
+
+
+def _check_binary(data: bytes) -> None:
+    """Refuse bytes that are not text (reason ``binary``)."""
+    if _looks_binary(data):
+        raise UnsupportedInput("binary", "not text (binary signature or control bytes)")
 
 
 def _looks_binary(data: bytes) -> bool:

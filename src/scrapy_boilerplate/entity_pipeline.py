@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import OrderedDict
 from typing import Any
 
 from itemadapter import ItemAdapter, is_item
 
-from ._deadline import ExtractionTimeout, deadline
+from ._deadline import ExtractionTimeout, within
 from ._state import Reporter
 
 logger = logging.getLogger(__name__)
@@ -88,7 +87,7 @@ class EntitySpiderMiddleware:
 
 def _within(limit: float | None, func: Any, *args: Any) -> Any:
     """``func(*args)`` under a deadline of ``limit`` seconds from now (this thread)."""
-    with deadline(None if limit is None else time.monotonic() + limit, limit):
+    with within(limit):
         return func(*args)
 
 

@@ -23,7 +23,7 @@ from scrapy.http import HtmlResponse, Response, TextResponse
 from w3lib.encoding import html_to_unicode, http_content_type_encoding, read_bom
 
 from ._state import Component
-from .document import _check_markup, _looks_binary
+from .document import _check_binary, _check_markup
 from .errors import BoilerplateError, UnsupportedInput
 from .result import Extraction
 from .settings import BOILERPLATE_MAX_NODES
@@ -165,17 +165,11 @@ def _extract_response(
 ) -> Extraction:
     # Runs in the worker: building ``response.selector`` there keeps the parse off the
     # event loop, and the spider callback reuses the same tree.
-    if _looks_binary(response.body):
-        # What parse() says of these bytes in process mode; a tree built from them would
-        # be extracted as a page of mojibake (no reason, no main text).
-        return Extraction.failed(
-            "binary",
-            extractor,
-            params,
-            url=response.url,
-            extra={"detail": "not text (binary signature or control bytes)"},
-        )
-    try:  # a body far over the element cap: refused before Scrapy's tree is built
+    # What parse() refuses of these bytes in process mode, refused before Scrapy's tree is
+    # built: binary bytes (a tree of them would be extracted as a page of mojibake, with
+    # no reason) and markup far over the element cap.
+    try:
+        _check_binary(response.body)
         _check_markup(response.body, max_nodes)
     except UnsupportedInput as exc:
         return Extraction.failed(
