@@ -104,6 +104,27 @@ def test_undeclared_utf8_bytes():
     assert block_texts(parse("<p>naïve café</p>".encode())) == ["naïve café"]
 
 
+def test_str_input_ignores_its_meta_charset():
+    # The str is parsed as UTF-8 bytes with the encoding fixed: the meta must not re-decode it.
+    assert block_texts(parse(meta_page("koi8-r", "Привет, мир"))) == ["Привет, мир"]
+    assert block_texts(parse(meta_page("iso-8859-1", "東京の天気"))) == ["東京の天気"]
+
+
+def test_attribute_limit_is_exact():
+    from scrapy_boilerplate.document import MAX_ATTRIBUTES
+    from scrapy_boilerplate.errors import UnsupportedInput
+
+    def page(n: int) -> str:
+        attrs = " ".join(f"a{i}='{i}'" for i in range(n))
+        return f"<html><body><p {attrs}>kept text</p></body></html>"
+
+    assert block_texts(parse(page(MAX_ATTRIBUTES))) == ["kept text"]
+    for html in (page(MAX_ATTRIBUTES + 1), page(MAX_ATTRIBUTES + 1).encode()):
+        with pytest.raises(UnsupportedInput) as info:
+            parse(html)
+        assert info.value.reason == "too-many-attributes"
+
+
 def test_extract_reports_the_encoding():
     r = extract(meta_page("koi8-r", "Привет").encode("koi8-r"))
     assert r.encoding == "koi8-r"
