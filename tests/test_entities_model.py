@@ -11,7 +11,7 @@ import pytest
 import scrapy_boilerplate as sb
 from scrapy_boilerplate.entities.data import compatible, near_match, read_openweb, read_webqa
 from scrapy_boilerplate.entities.extract import PageCandidates, extract_entities
-from scrapy_boilerplate.entities.features import _holes, recipe, word_shape
+from scrapy_boilerplate.entities.features import PageIndex, _holes, recipe, word_shape
 from scrapy_boilerplate.entities.model import Model, TrainingPage, train
 from test_entities_predicates import TRAILS
 
@@ -70,8 +70,10 @@ def test_word_and_phrase_shapes():
 def test_head_hole_when_the_first_sibling_is_not_selected():
     doc = sb.parse(TRAILS)
     rows = doc.root.xpath("//table[2]//tr")
-    assert _holes(rows[1:]) == (False, True, False)
-    assert _holes(rows) == (True, False, False)
+    page = PageIndex(doc.root)
+    assert _holes(page, page.numbers(rows[1:])) == (False, True, False)
+    assert _holes(page, page.numbers(rows)) == (True, False, False)
+    assert _holes(page, page.numbers(rows[:-1])) == (False, False, True)
 
 
 def test_training_learns_the_feature_of_compatible_lists():

@@ -115,3 +115,28 @@ def test_generate_gives_exactly_the_groups_of_the_enumeration(k, extended):
     got = {p.entries: tuple(nodes.elements.index(n) for n in c.nodes)
            for c in cands for p in c.predicates}  # fmt: skip
     assert got == expected and info["predicates"] == len(expected)
+
+
+@pytest.mark.parametrize("extended", [False, True])
+def test_patterns_stand_for_their_predicates(extended):
+    """A candidate keeps compressed patterns: ``count`` is the number of predicates they
+    expand to, and the representative is the most specific of them (ties: greatest string)."""
+    html = TRAILS.replace("</body>", "<ul><li>a</li><li>b</li><li><b>c</b></li></ul></body>")
+    cands, info = candidates(html, extended=extended)
+    assert any(c.count > len(c.patterns) for c in cands)  # some entries were merged
+    total = 0
+    for c in cands:
+        expanded = c.predicates
+        assert len(expanded) == len({p.entries for p in expanded}) == c.count
+        best = max(expanded, key=lambda p: (sum(i is not ANY for _, i in p.entries), str(p)))
+        assert c.predicate == best
+        total += c.count
+    assert info["predicates"] == total
+
+
+def test_predicate_cap_counts_expanded_predicates():
+    html = "<html><body><ul>" + "<li>item</li>" * 50 + "</ul></body></html>"
+    _, full = candidates(html)
+    _, capped = candidates(html, max_predicates=full["predicates"] - 1)
+    assert not full["truncated"] and capped["truncated"]
+    assert capped["predicates"] < full["predicates"]

@@ -19,12 +19,14 @@ from ..document import Document, parse
 from ..errors import UnsupportedInput
 from .features import (
     PageIndex,
+    Query,
     context_text,
     denotation_features,
+    list_text,
     query_features,
     structural_features,
 )
-from .model import Model
+from .model import Model, normalise
 from .predicates import Candidate, generate
 
 MODEL_DIR = Path(__file__).parent / "model"
@@ -67,33 +69,53 @@ class PageCandidates:
             doc.body, k=k, extended=extended, max_nodes=max_nodes, max_predicates=max_predicates
         )
         self.page = PageIndex(doc.root)
-        self.contexts = [context_text(c) for c in self.candidates]  # query-independent
+        memo: dict[Any, str] = {}
+        self.contexts = [context_text(c, memo=memo) for c in self.candidates]  # no query
+        self.texts = [list_text(c, t) for c, t in zip(self.candidates, self.contexts, strict=True)]
         self.base: list[dict[str, float]] = []
         for cand in self.candidates:
             check()  # the page's deadline (a crawl's BOILERPLATE_TIMEOUT)
             feats: dict[str, float] = {}
             structural_features(feats, cand, self.page)
-            denotation_features(feats, cand.entities)
+            denotation_features(feats, cand.entities, self.page.recipes)
             self.base.append(feats)
+        self._base_scores: dict[int, tuple[Model, list[float]]] = {}
         self.info["seconds"] = time.perf_counter() - t0
 
     def features(self, query: str) -> list[dict[str, float]]:
+        """Every candidate's features for ``query`` (the training's input)."""
+        q = Query(query)
         out = []
-        for cand, base, context in zip(self.candidates, self.base, self.contexts, strict=True):
+        for cand, base, text in zip(self.candidates, self.base, self.texts, strict=True):
             feats = dict(base)
-            query_features(feats, query, cand, context)
+            query_features(feats, q, cand, text=text)
             out.append(feats)
         return out
 
     def counts(self) -> list[int]:
-        return [len(c.predicates) for c in self.candidates]
+        return [c.count for c in self.candidates]
+
+    def scores(self, query: str, model: Model) -> list[float]:
+        """``θ · φ`` of every candidate: the query-independent part once per model, plus
+        the query features' part."""
+        key = id(model)
+        base = self._base_scores.get(key)
+        if base is None or base[0] is not model:
+            base = self._base_scores[key] = (model, [model.score(f) for f in self.base])
+        q = Query(query)
+        out = []
+        for cand, score, text in zip(self.candidates, base[1], self.texts, strict=True):
+            feats: dict[str, float] = {}
+            query_features(feats, q, cand, text=text)
+            out.append(score + model.score(feats))
+        return out
 
 
 def rank(pc: PageCandidates, query: str, model: Model) -> list[tuple[float, Candidate]]:
     """Candidates with their probability, best first (ties: larger lists first)."""
     if not pc.candidates:
         return []
-    logp = model.log_probs(pc.features(query), pc.counts())
+    logp = normalise(pc.scores(query, model), pc.counts())
     order = sorted(
         zip(logp, pc.candidates, strict=True), key=lambda t: (-t[0], -len(t[1].nodes), t[1].first)
     )
@@ -136,7 +158,7 @@ def extract_entities(
                 "entities": list(cand.entities),
                 "score": round(prob, 6),
                 "xpath": cand.predicate.xpath(),
-                "predicates": len(cand.predicates),
+                "predicates": cand.count,
             }
         )
     return result

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
-from .._deadline import check
 from .predicates import Candidate
 
 Features = dict[str, float]
@@ -40,15 +42,19 @@ _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "caption", "th", "dt"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+#: ``value <= edge`` (within 1e-9) for the first of :data:`_BINS`: a bisection on these.
+_EDGES = tuple(edge + 1e-9 for edge in _BINS)
+_UNIT_SUFFIXES = (*(f":<={edge}" for edge in _BINS), ":>1")
+
+
 def bin_value(name: str, value: float, scale: str = "unit") -> str:
     """An indicator name for a real value: unit-interval bins, or log2 bins for counts."""
     if scale == "log":
         b = 0 if value <= 0 else int(math.log2(value + 1))
         return f"{name}:log{b}"
-    for edge in _BINS:
-        if value <= edge + 1e-9:
-            return f"{name}:<={edge}"
-    return f"{name}:>1"
+    if value != value:  # NaN: above every bin, as the comparisons say
+        return f"{name}:>1"
+    return name + _UNIT_SUFFIXES[bisect_left(_EDGES, value)]
 
 
 def recipe(
@@ -58,29 +64,57 @@ def recipe(
     finite: bool = False,
     real: bool = False,
     majority_value: bool = True,
+    cache: dict[Any, tuple[str, ...]] | None = None,
 ) -> None:
-    """Section 3.3.1's aggregation of ``tokens`` into ``out`` under the prefix ``name``."""
-    n = len(tokens)
-    if not n:
+    """Section 3.3.1's aggregation of ``tokens`` into ``out`` under the prefix ``name``.
+
+    The features depend on the tokens alone, so ``cache`` (one per page) keeps them by
+    token list: the same lists recur across a page's candidates and their ancestors."""
+    if not tokens:
         return
+    if cache is None:
+        suffixes = _recipe(tokens, finite, real, majority_value)
+    else:
+        key = (finite, real, majority_value, tuple(tokens))
+        suffixes = cache.get(key)  # type: ignore[assignment]
+        if suffixes is None:
+            suffixes = cache[key] = _recipe(tokens, finite, real, majority_value)
+    for suffix in suffixes:
+        out[name + suffix] = 1.0
+
+
+def _recipe(
+    tokens: Sequence[Any], finite: bool, real: bool, majority_value: bool
+) -> tuple[str, ...]:
+    """The recipe's feature names, without the list's name."""
+    n = len(tokens)
+    out: list[str] = []
     hist = Counter(tokens)
-    if n > 1:
+    if len(hist) == 1:  # the common case (every node a <td>): one value, no arithmetic
+        value = next(iter(hist))
+        if n > 1:
+            out.append("-ENTROPY:<=0.0")
+        if majority_value:
+            out.append(f"-MAJORITY={value}")
+        out.append("-MAJORITYRATIO:<=1.0")
+        out.append("-SINGLE")
+        if finite:
+            out.append(f"={value}:<=1.0")
+    else:
         entropy = -sum(c / n * math.log(c / n) for c in hist.values()) / math.log(n)
-        out[bin_value(f"{name}-ENTROPY", entropy)] = 1.0
-    value, count = hist.most_common(1)[0]
-    if majority_value:
-        out[f"{name}-MAJORITY={value}"] = 1.0
-    out[bin_value(f"{name}-MAJORITYRATIO", count / n)] = 1.0
-    if len(hist) == 1:
-        out[f"{name}-SINGLE"] = 1.0
-    if finite:
-        for v, c in hist.items():
-            out[bin_value(f"{name}={v}", c / n)] = 1.0
+        out.append(bin_value("-ENTROPY", entropy))
+        value, count = max(hist.items(), key=itemgetter(1))  # the first of the most frequent
+        if majority_value:
+            out.append(f"-MAJORITY={value}")
+        out.append(bin_value("-MAJORITYRATIO", count / n))
+        if finite:
+            out.extend(bin_value(f"={v}", c / n) for v, c in hist.items())
     if real:
         mean = sum(tokens) / n
         std = math.sqrt(sum((t - mean) ** 2 for t in tokens) / n)
-        out[bin_value(f"{name}-MEAN", mean, "log")] = 1.0
-        out[bin_value(f"{name}-STD", std, "log")] = 1.0
+        out.append(bin_value("-MEAN", mean, "log"))
+        out.append(bin_value("-STD", std, "log"))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -93,106 +127,165 @@ def _tag(el: Any) -> str:
 
 
 class PageIndex:
-    """Depth-first timestamps of every element (for PAGE COVERAGE), computed once a page."""
+    """Every element of a page numbered in document order, with the tokens the structural
+    features read (tag, id, class, children, siblings, index, parent, rank among the
+    same-tag siblings) and its depth-first timestamps (PAGE COVERAGE), all computed in
+    one walk: the features of the ~700 candidates of a page (and of their ancestors) are
+    then list lookups. Children counts and positions count comments too, as ``len()``
+    and iteration of an lxml element do."""
 
     def __init__(self, root: Any) -> None:
-        self.start: dict[Any, int] = {}
-        self.end: dict[Any, int] = {}
-        t = 0
-        stack: list[tuple[Any, bool]] = [(root, False)]
+        self.number: dict[Any, int] = {}  # (also keeps every element proxy alive)
+        self.tags: list[str] = []
+        self.ids: list[str] = []
+        self.classes: list[str] = []
+        self.children: list[int] = []
+        self.siblings: list[int] = []  # the parent's children, 0 for the root
+        self.position: list[int] = []  # 0-based among the parent's children, 0 for the root
+        self.parent: list[int] = []  # the parent's number, -1 for the root
+        self.raw_tags: list[Any] = []
+        self.same_rank: list[int] = []  # 0-based among the parent's children of its tag
+        self.same_total: list[int] = []
+        self.end: list[int] = []  # the number after the element's subtree
+        self.memo: dict[tuple[str, tuple[int, ...]], Features] = {}
+        self.recipes: dict[Any, tuple[str, ...]] = {}  # recipe()'s cache
+        self._walk(root)
+        self.total = max(len(self.tags), 1)
+
+    def _walk(self, root: Any) -> None:
+        top = root.getparent()  # (a subtree: its root's place among its own siblings)
+        about = {root: (0, 0, -1, 0, 1)} if top is None else self._about_children(top, -1)
+        stack: list[tuple[Any, int]] = [(root, -1)]
+        end = self.end
         while stack:
             el, done = stack.pop()
-            if done:
-                self.end[el] = t
+            if done >= 0:
+                end[done] = len(self.tags)
                 continue
-            self.start[el] = t
-            t += 1
-            stack.append((el, True))
-            stack.extend((c, False) for c in reversed(el) if isinstance(c.tag, str))
-        self.total = max(t, 1)
-        self.memo: dict[tuple[str, tuple[int, ...]], Features] = {}
+            i = self._record(el, about.pop(el))
+            stack.append((el, i))
+            if len(el):
+                about.update(self._about_children(el, i))
+                stack.extend((c, -1) for c in reversed(el) if isinstance(c.tag, str))
+
+    @staticmethod
+    def _about_children(el: Any, number: int) -> dict[Any, tuple[int, int, int, int, int]]:
+        """(siblings, position, parent, rank among same-tag siblings, same-tag total) of
+        ``el``'s element children."""
+        kids = list(el)
+        totals = Counter(c.tag for c in kids)
+        ranks: dict[Any, int] = {}
+        out = {}
+        n = len(kids)
+        for pos, c in enumerate(kids):
+            tag = c.tag
+            if isinstance(tag, str):
+                r = ranks.get(tag, 0)
+                ranks[tag] = r + 1
+                out[c] = (n, pos, number, r, totals[tag])
+        return out
+
+    def _record(self, el: Any, about: tuple[int, int, int, int, int]) -> int:
+        i = len(self.tags)
+        self.number[el] = i
+        self.tags.append(_tag(el))
+        self.ids.append(el.get("id") or "")
+        self.classes.append(el.get("class") or "")
+        self.children.append(len(el))
+        self.raw_tags.append(el.tag)
+        n, pos, parent, rank, total = about
+        self.siblings.append(n)
+        self.position.append(pos)
+        self.parent.append(parent)
+        self.same_rank.append(rank)
+        self.same_total.append(total)
+        self.end.append(i + 1)
+        return i
+
+    def numbers(self, nodes: Sequence[Any]) -> list[int]:
+        """The numbers of ``nodes`` (elements of the page)."""
+        number = self.number
+        return [number[n] for n in nodes]
 
 
-def _holes(nodes: Sequence[Any]) -> tuple[bool, bool, bool]:
-    """(no hole, head hole, tail hole) of the selected nodes among their same-tag siblings."""
-    selected = set(nodes)
-    by_parent: dict[Any, list[Any]] = {}
-    for n in nodes:
-        p = n.getparent()
-        if p is not None:
-            by_parent.setdefault(p, []).append(n)
+def _holes(page: PageIndex, nums: Sequence[int]) -> tuple[bool, bool, bool]:
+    """(no hole, head hole, tail hole) of the selected nodes among their same-tag siblings:
+    per parent, the siblings with the tag of its first selected child."""
+    parent, raw, rank, total = page.parent, page.raw_tags, page.same_rank, page.same_total
+    first: dict[int, int] = {}  # parent -> its first selected child
+    chosen: dict[int, list[int]] = {}  # parent -> ranks of its selected children of that tag
+    for i in nums:
+        p = parent[i]
+        if p < 0:
+            continue
+        f = first.setdefault(p, i)
+        if raw[i] == raw[f]:
+            chosen.setdefault(p, []).append(rank[i])
     no_hole, head, tail = True, False, False
-    for parent, kids in by_parent.items():
-        check()  # one walk of the parent's children each
-        tag = kids[0].tag
-        same = [c for c in parent if c.tag == tag]
-        flags = [c in selected for c in same]
-        if not all(flags):
+    for p, ranks in chosen.items():
+        n = total[first[p]]
+        if len(ranks) < n:
             no_hole = False
-        if flags and not flags[0]:
+        if min(ranks) > 0:
             head = True
-        if flags and not flags[-1]:
+        if max(ranks) < n - 1:
             tail = True
     return no_hole, head, tail
 
 
-def node_features(out: Features, prefix: str, nodes: Sequence[Any], page: PageIndex) -> None:
-    """The recipe on a list of nodes: tag, id, class, children and sibling counts, index,
-    parent; holes; page coverage. Memoised per page and node list: candidates share their
-    ancestors (every column of a table has the same grandparent list)."""
-    key = (prefix, tuple(map(id, nodes)))
+def node_features(out: Features, prefix: str, nums: Sequence[int], page: PageIndex) -> None:
+    """The recipe on a list of nodes (their numbers in ``page``): tag, id, class, children
+    and sibling counts, index, parent; holes; page coverage. Memoised per page and node
+    list: candidates share their ancestors (every column of a table has the same
+    grandparent list)."""
+    key = (prefix, tuple(nums))
     cached = page.memo.get(key)
     if cached is None:
         cached = {}
-        _node_features(cached, prefix, nodes, page)
+        _node_features(cached, prefix, nums, page)
         page.memo[key] = cached
     out.update(cached)
 
 
-def _node_features(out: Features, prefix: str, nodes: Sequence[Any], page: PageIndex) -> None:
-    recipe(out, f"{prefix}TAG", [_tag(n) for n in nodes], finite=True)
-    recipe(out, f"{prefix}ID", [n.get("id") or "" for n in nodes], majority_value=False)
-    recipe(out, f"{prefix}CLASS", [n.get("class") or "" for n in nodes])
-    children = [len(n) for n in nodes]
-    recipe(out, f"{prefix}CHILDRENCOUNT", children, real=True)
-    parents = [n.getparent() for n in nodes]
-    # len() and index() of an lxml element walk its children: once per parent, not once
-    # per node (a list of 20 000 siblings would take 20 000 walks of 20 000).
-    sizes: dict[Any, int] = {}
-    positions: dict[Any, int] = {}
-    for p in parents:
-        if p is not None and p not in sizes:
-            i = -1
-            for i, c in enumerate(p):
-                positions[c] = i
-            sizes[p] = i + 1
-    recipe(out, f"{prefix}SIBLINGSCOUNT", [sizes[p] if p is not None else 0 for p in parents],
-           real=True)  # fmt: skip
-    recipe(out, f"{prefix}INDEX", [positions[n] if p is not None else 0 for n, p in
-                                   zip(nodes, parents, strict=True)], real=True)  # fmt: skip
-    recipe(out, f"{prefix}PARENT", [id(p) for p in parents], majority_value=False)
-    no_hole, head, tail = _holes(nodes)
+def _node_features(out: Features, prefix: str, nums: Sequence[int], page: PageIndex) -> None:
+    cache = page.recipes
+    tags = page.tags
+    recipe(out, f"{prefix}TAG", [tags[i] for i in nums], finite=True, cache=cache)
+    ids = page.ids
+    recipe(out, f"{prefix}ID", [ids[i] for i in nums], majority_value=False, cache=cache)
+    classes = page.classes
+    recipe(out, f"{prefix}CLASS", [classes[i] for i in nums], cache=cache)
+    children = page.children
+    recipe(out, f"{prefix}CHILDRENCOUNT", [children[i] for i in nums], real=True, cache=cache)
+    siblings = page.siblings
+    recipe(out, f"{prefix}SIBLINGSCOUNT", [siblings[i] for i in nums], real=True, cache=cache)
+    position = page.position
+    recipe(out, f"{prefix}INDEX", [position[i] for i in nums], real=True, cache=cache)
+    parent = page.parent
+    recipe(out, f"{prefix}PARENT", [parent[i] for i in nums], majority_value=False, cache=cache)
+    no_hole, head, tail = _holes(page, nums)
     if no_hole:
         out[f"{prefix}NOHOLE"] = 1.0
     if head:
         out[f"{prefix}HEADHOLE"] = 1.0
     if tail:
         out[f"{prefix}TAILHOLE"] = 1.0
-    covered = sum(page.end.get(n, 0) - page.start.get(n, 0) for n in nodes)
+    end = page.end
+    covered = sum(end[i] - i for i in nums)
     out[bin_value(f"{prefix}PAGECOVERAGE", min(covered / page.total, 1.0))] = 1.0
 
 
 def structural_features(out: Features, cand: Candidate, page: PageIndex) -> None:
-    nodes = cand.nodes
-    node_features(out, "", nodes, page)
-    level = nodes
+    level = page.numbers(cand.nodes)
+    node_features(out, "", level, page)
+    parent = page.parent
     for k in range(1, MAX_ANCESTOR_LEVELS + 1):
         seen: set[int] = set()
         up = []
-        for n in level:
-            p = n.getparent()
-            if p is not None and id(p) not in seen:
-                seen.add(id(p))
+        for i in level:
+            p = parent[i]
+            if p >= 0 and p not in seen:
+                seen.add(p)
                 up.append(p)
         if not up:
             break
@@ -205,20 +298,27 @@ def structural_features(out: Features, cand: Candidate, page: PageIndex) -> None
 
 
 @lru_cache(maxsize=1)
-def _tagger() -> Callable[[str], list[tuple[str, str]]]:
-    """textblob's PatternTagger (Brill tagger of Pattern; its lexicon ships in the wheel,
-    nothing is downloaded). Falls back to a shape-based guess if textblob is missing."""
+def _tagger() -> Callable[[str], tuple[str, ...]]:
+    """The tags of textblob's PatternTagger (Brill tagger of Pattern; its lexicon ships in
+    the wheel, nothing is downloaded), read from Pattern's parser before it formats them as
+    a string that the tagger would split again (same tags, a quarter faster). Falls back
+    to a shape-based guess if textblob is missing."""
     try:
-        from textblob.en.taggers import PatternTagger
+        from textblob.en import parser
     except ImportError:  # pragma: no cover - textblob is a dependency
-        return lambda text: [(w, "NNP" if w[:1].isupper() else "NN") for w in text.split()]
-    tagger = PatternTagger()
-    return tagger.tag
+        return lambda text: tuple("NNP" if w[:1].isupper() else "NN" for w in text.split())
+
+    def tags(text: str) -> tuple[str, ...]:
+        # PatternTagger.tag(text) is parse(text, True, True, False, False, False).split()
+        sentences = parser.parse(text, True, True, False, False, False, "utf-8", collapse=False)
+        return tuple(token[1] for sentence in sentences for token in sentence)
+
+    return tags
 
 
 @lru_cache(maxsize=200000)
 def _pos(text: str) -> tuple[str, ...]:
-    return tuple(t for _, t in _tagger()(text)) if text.strip() else ()
+    return _tagger()(text) if text.strip() else ()
 
 
 @lru_cache(maxsize=200000)
@@ -249,15 +349,18 @@ def _entity_tokens(entity: str) -> tuple[int, str, tuple[str, ...], str, str, st
     )
 
 
-def denotation_features(out: Features, entities: Sequence[str]) -> None:
+def denotation_features(
+    out: Features, entities: Sequence[str], cache: dict[Any, tuple[str, ...]] | None = None
+) -> None:
+    """``cache``: :func:`recipe`'s, one per page."""
     toks = [_entity_tokens(e) for e in entities]
-    recipe(out, "WORDSCOUNT", [t[0] for t in toks], real=True)
-    recipe(out, "PHRASESHAPE", [t[1] for t in toks])
-    recipe(out, "WORDSHAPE", [x for t in toks for x in t[2]], finite=True)
-    recipe(out, "FIRSTWORD", [t[3] for t in toks])
-    recipe(out, "LASTWORD", [t[4] for t in toks])
-    recipe(out, "PHRASEPOS", [t[5] for t in toks])
-    recipe(out, "WORDPOS", [x for t in toks for x in t[6]], finite=True)
+    recipe(out, "WORDSCOUNT", [t[0] for t in toks], real=True, cache=cache)
+    recipe(out, "PHRASESHAPE", [t[1] for t in toks], cache=cache)
+    recipe(out, "WORDSHAPE", [x for t in toks for x in t[2]], finite=True, cache=cache)
+    recipe(out, "FIRSTWORD", [t[3] for t in toks], cache=cache)
+    recipe(out, "LASTWORD", [t[4] for t in toks], cache=cache)
+    recipe(out, "PHRASEPOS", [t[5] for t in toks], cache=cache)
+    recipe(out, "WORDPOS", [x for t in toks for x in t[6]], finite=True, cache=cache)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,22 +375,33 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
 
-def _overlap(q: Iterable[str], text: str) -> float:
-    qs = {_stem(w) for w in q}
-    if not qs:
-        return 0.0
-    ts = {_stem(m.group(0).lower()) for m in _WORD.finditer(text)}
-    return len(qs & ts) / len(qs)
+@lru_cache(maxsize=100000)
+def _stems(text: str) -> frozenset[str]:
+    """The stemmed lower-case words of ``text`` (contexts and entities recur: cached)."""
+    return frozenset(_stem(m.group(0).lower()) for m in _WORD.finditer(text))
 
 
-def context_text(cand: Candidate, limit: int = 300) -> str:
+def context_text(cand: Candidate, limit: int = 300, memo: dict[Any, str] | None = None) -> str:
     """The headings and text just before the list: header cells and captions of a table
-    around it, then the nearest preceding headings (document order, up the tree)."""
+    around it, then the nearest preceding headings (document order, up the tree).
+
+    It depends only on the lowest common ancestor of the first two nodes: ``memo``
+    (one per page) keeps it by that ancestor, which the columns of a table share."""
     first = cand.nodes[0]
-    parts: list[str] = []
     # lowest common ancestor of the first two nodes
-    anc = {id(a) for a in first.iterancestors()}
-    lca = next((a for a in cand.nodes[1].iterancestors() if id(a) in anc), None)
+    anc = set(first.iterancestors())
+    lca = next((a for a in cand.nodes[1].iterancestors() if a in anc), None)
+    key = lca if lca is not None else first
+    if memo is not None:
+        text = memo.get(key)
+        if text is None:
+            text = memo[key] = _context_of(first, lca, limit)
+        return text
+    return _context_of(first, lca, limit)
+
+
+def _context_of(first: Any, lca: Any, limit: int) -> str:
+    parts: list[str] = []
     if lca is not None:
         for h in lca.iter("th", "caption"):
             parts.append(" ".join(h.itertext()))
@@ -313,17 +427,55 @@ def context_text(cand: Candidate, limit: int = 300) -> str:
     return " ".join(" ".join(parts).split())[: 4 * limit]
 
 
-def query_features(out: Features, query: str, cand: Candidate, context: str | None = None) -> None:
-    """``context`` is :func:`context_text` of the candidate, when already computed."""
-    q = query_words(query)
-    if not q:
+@dataclass(frozen=True)
+class ListText:
+    """What the query features read of a candidate, query-independent (computed once a
+    page): the words of its context and of its first 50 entities (stemmed), and the
+    entities' majority part-of-speech pattern (first two tags)."""
+
+    context: frozenset[str]
+    words: frozenset[str]
+    majority_pos: str | None
+
+
+def list_text(cand: Candidate, context: str) -> ListText:
+    head = cand.entities[:50]
+    # (the words of the entities joined by spaces: the union of each entity's words)
+    words = frozenset().union(*map(_stems, head))
+    majority = Counter(" ".join(_pos(e)[:2]) for e in head).most_common(1)
+    return ListText(_stems(context), words, majority[0][0] if majority else None)
+
+
+class Query:
+    """A query's words as the query features use them, computed once a query."""
+
+    def __init__(self, query: str) -> None:
+        self.text = query
+        self.words = query_words(query)
+        self.stems = {_stem(w) for w in self.words}
+        self.last = _stem(self.words[-1]) if self.words else ""
+        self.last_pos = f"{_pos(query)[-1:] or ('',)}"
+
+    def overlap(self, words: frozenset[str] | set[str]) -> float:
+        return len(self.stems & words) / len(self.stems) if self.stems else 0.0
+
+
+def query_features(
+    out: Features,
+    query: str | Query,
+    cand: Candidate,
+    context: str | None = None,
+    text: ListText | None = None,
+) -> None:
+    """``context`` is :func:`context_text` of the candidate and ``text`` its
+    :func:`list_text`, when already computed."""
+    q = query if isinstance(query, Query) else Query(query)
+    if not q.words:
         return
-    if context is None:
-        context = context_text(cand)
-    out[bin_value("Q:CONTEXT-OVERLAP", _overlap(q, context))] = 1.0
-    joined = " ".join(cand.entities[:50])
-    out[bin_value("Q:ENTITY-OVERLAP", _overlap(q, joined))] = 1.0
-    majority_pos = Counter(" ".join(_pos(e)[:2]) for e in cand.entities[:50]).most_common(1)
-    if majority_pos:
-        out[f"Q:LAST={_stem(q[-1])}|PHRASEPOS={majority_pos[0][0]}"] = 1.0
-        out[f"Q:LASTPOS={_pos(query)[-1:] or ('',)}|PHRASEPOS={majority_pos[0][0]}"] = 1.0
+    if text is None:
+        text = list_text(cand, context if context is not None else context_text(cand))
+    out[bin_value("Q:CONTEXT-OVERLAP", q.overlap(text.context))] = 1.0
+    out[bin_value("Q:ENTITY-OVERLAP", q.overlap(text.words))] = 1.0
+    if text.majority_pos is not None:
+        out[f"Q:LAST={q.last}|PHRASEPOS={text.majority_pos}"] = 1.0
+        out[f"Q:LASTPOS={q.last_pos}|PHRASEPOS={text.majority_pos}"] = 1.0

@@ -14,11 +14,19 @@ predicate exactly when it generates that predicate itself (its own path with the
 indices dropped), so grouping the nodes by the predicates they generate gives every
 predicate's denotation in one pass. With ``extended=True`` the index types ``[1:]`` (every
 node but the first with its tag) and ``[:-1]`` (every node but the last) are generated too.
+
+Where several choices at one entry select the same nodes (all the cells of a table share
+its index and those of every ancestor), they are kept together as one entry with
+alternatives instead of being expanded: a :class:`Candidate` holds such *patterns* and the
+number of predicates they stand for, and expands them only on demand
+(:attr:`Candidate.predicates`). A Wikipedia list page has tens of thousands of predicates
+but a few hundred patterns.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import product
 from typing import Any
 
 from .._deadline import check
@@ -55,19 +63,59 @@ class Predicate:
         )
 
 
+#: A pattern entry: a tag and its index alternatives (each an index of :data:`Entry`); a
+#: pattern with ``n`` alternatives at one entry and one elsewhere stands for ``n`` predicates.
+PatternEntry = tuple[str, tuple[Any, ...]]
+
+
+def _entry_str(tag: str, index: Any) -> str:
+    return tag if index is ANY else f"{tag}[{index}]"
+
+
 @dataclass
 class Candidate:
-    """Predicates with one denotation: the selected nodes and their entity strings."""
+    """Predicates with one denotation: the selected nodes and their entity strings.
+
+    ``patterns`` are the predicates in compressed form (an entry may hold several index
+    alternatives: every combination is a predicate of the group); ``count`` is how many
+    predicates they stand for, which the model uses (the group's probability is the sum
+    over its predicates)."""
 
     nodes: list[Any]
     entities: list[str]
-    predicates: list[Predicate] = field(default_factory=list)
+    patterns: list[tuple[PatternEntry, ...]] = field(default_factory=list)
+    count: int = 0
     first: int = 0  # document position of the first node
 
     @property
+    def predicates(self) -> list[Predicate]:
+        """Every predicate of the group, expanded from :attr:`patterns` (``count`` of them)."""
+        return [
+            Predicate(tuple(zip((tag for tag, _ in pattern), combo, strict=True)))
+            for pattern in self.patterns
+            for combo in product(*(alts for _, alts in pattern))
+        ]
+
+    @property
     def predicate(self) -> Predicate:
-        """The most specific predicate of the group (most indices kept), as the representative."""
-        return max(self.predicates, key=lambda p: (sum(i is not ANY for _, i in p.entries), str(p)))
+        """The most specific predicate of the group (most indices kept; ties: the greatest
+        string), as the representative; found without expanding the patterns."""
+        best: tuple[int, str] | None = None
+        chosen: Predicate | None = None
+        for pattern in self.patterns:
+            # Within a pattern: an index wherever there is one, the greatest string among
+            # indices (entries are compared in order, and two index strings of one tag are
+            # never a prefix of one another, so the greatest entries give the greatest path).
+            entries = []
+            for tag, alts in pattern:
+                kept = [i for i in alts if i is not ANY]
+                entries.append((tag, max(kept, key=lambda i: _entry_str(tag, i)) if kept else ANY))
+            pred = Predicate(tuple(entries))
+            key = (sum(i is not ANY for _, i in entries), str(pred))
+            if best is None or key > best:
+                best, chosen = key, pred
+        assert chosen is not None
+        return chosen
 
 
 @dataclass
@@ -167,19 +215,21 @@ def generate(
             continue
         m = min(k, len(path))
         families.setdefault((path[: len(path) - m], m), []).append(i)
-    groups: list[tuple[tuple[Entry, ...], list[int]]] = []
+    groups: list[tuple[tuple[PatternEntry, ...], list[int], int]] = []
+    budget = [max_predicates]  # predicates still allowed (shared by every family)
     for (head, m), members in families.items():
         if len(members) < 2:
             continue
         check()  # the page's deadline (a crawl's BOILERPLATE_TIMEOUT)
         tails = {i: nodes.paths[i][len(nodes.paths[i]) - m :] for i in members}
+        fixed = tuple((tag, (index,)) for tag, index in head)
         truncated |= _expand(
-            members, 0, m, head, tails, nodes.last_of_tag, extended, groups, max_predicates
+            members, 0, m, fixed, 1, tails, nodes.last_of_tag, extended, groups, budget
         )
     by_denotation: dict[tuple[int, ...], Candidate] = {}
     n_predicates = 0
-    for entries, members in groups:
-        n_predicates += 1
+    for pattern, members, count in groups:
+        n_predicates += count
         denotation = tuple(members)
         cand = by_denotation.get(denotation)
         if cand is None:
@@ -188,11 +238,11 @@ def generate(
                 [nodes.texts[i] for i in members],  # type: ignore[misc]
                 first=members[0],
             )
-        cand.predicates.append(Predicate(entries))
-    candidates = sorted(
-        by_denotation.values(),
-        key=lambda c: (c.first, -len(c.nodes), [id(n) for n in c.nodes]),
-    )
+        cand.patterns.append(pattern)
+        cand.count += count
+    # Document order of the first node, larger lists first, then the nodes' positions
+    # (deterministic: never memory addresses).
+    candidates = [by_denotation[d] for d in sorted(by_denotation, key=lambda d: (d[0], -len(d), d))]
     info = {
         "nodes": len(nodes.elements),
         "predicates": n_predicates,
@@ -206,53 +256,64 @@ def _expand(
     members: list[int],
     j: int,
     m: int,
-    pattern: tuple[Entry, ...],
+    pattern: tuple[PatternEntry, ...],
+    count: int,
     tails: dict[int, tuple[Entry, ...]],
     last_of_tag: list[bool],
     extended: bool,
-    out: list[tuple[tuple[Entry, ...], list[int]]],
-    limit: int,
+    out: list[tuple[tuple[PatternEntry, ...], list[int], int]],
+    budget: list[int],
 ) -> bool:
     """Every generalised predicate that at least two of ``members`` generate, built entry by
     entry: at tail position ``j`` the nodes split by tag (index dropped) and by tag and
     index (kept), and only groups of two or more go on. This gives exactly the groups of
     the 2^k generalisations of every node, without enumerating the ones a single node
-    generates (a table column's cells each keep their own row index). Returns True when
-    ``limit`` predicates were reached."""
+    generates (a table column's cells each keep their own row index). Choices at ``j``
+    that keep the same nodes (dropping an index all of them share, or keeping it) go on
+    once, as one entry with alternatives: ``count`` is the number of predicates
+    ``pattern`` stands for. ``budget`` holds the predicates still allowed; returns True
+    when it ran out."""
     if j == m:
-        if len(out) >= limit:
+        if count > budget[0]:
+            budget[0] = 0
             return True
-        out.append((pattern, members))
+        budget[0] -= count
+        out.append((pattern, members, count))
         return False
     by_tag: dict[str, list[int]] = {}
     for i in members:
         by_tag.setdefault(tails[i][j][0], []).append(i)
-    capped = False
     for tag, same in by_tag.items():
         if len(same) < 2:
             continue
-        capped |= _expand(same, j + 1, m, (*pattern, (tag, ANY)), tails, last_of_tag,
-                          extended, out, limit)  # fmt: skip
+        # (index choice, the nodes it keeps): dropping the index keeps them all
+        options: list[tuple[Any, list[int]]] = [(ANY, same)]
         by_index: dict[int, list[int]] = {}
         for i in same:
             by_index.setdefault(tails[i][j][1], []).append(i)
-        for index, sub in by_index.items():
-            if len(sub) >= 2:
-                capped |= _expand(sub, j + 1, m, (*pattern, (tag, index)), tails, last_of_tag,
-                                  extended, out, limit)  # fmt: skip
+        options += [(index, sub) for index, sub in by_index.items() if len(sub) >= 2]
         if extended:
             rest = [i for i in same if tails[i][j][1] > 1]
             if len(rest) >= 2:
-                capped |= _expand(rest, j + 1, m, (*pattern, (tag, ALL_BUT_FIRST)), tails,
-                                  last_of_tag, extended, out, limit)  # fmt: skip
+                options.append((ALL_BUT_FIRST, rest))
             if j == m - 1:
                 most = [i for i in same if not last_of_tag[i]]
                 if len(most) >= 2:
-                    capped |= _expand(most, j + 1, m, (*pattern, (tag, ALL_BUT_LAST)), tails,
-                                      last_of_tag, extended, out, limit)  # fmt: skip
-        if capped:
-            return True
-    return capped
+                    options.append((ALL_BUT_LAST, most))
+        # Choices that keep the same nodes share one recursion (their subsets of ``same``
+        # are in document order, so equal subsets are equal tuples).
+        merged: dict[tuple[int, ...], tuple[list[Any], list[int]]] = {}
+        for index, sub in options:
+            key = tuple(sub)
+            if key in merged:
+                merged[key][0].append(index)
+            else:
+                merged[key] = ([index], sub)
+        for alts, sub in merged.values():
+            if _expand(sub, j + 1, m, (*pattern, (tag, tuple(alts))), count * len(alts), tails,
+                       last_of_tag, extended, out, budget):  # fmt: skip
+                return True
+    return False
 
 
 __all__ = ["Candidate", "Predicate", "generate", "page_nodes"]
