@@ -11,6 +11,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +20,14 @@ from ..document import Document, parse
 from ..errors import UnsupportedInput
 from .features import (
     PageIndex,
+    Part,
     Query,
     context_text,
     denotation_features,
     list_text,
+    node_names,
     query_features,
-    structural_features,
+    structural_parts,
 )
 from .model import Model, normalise
 from .predicates import Candidate, generate
@@ -71,23 +74,49 @@ class PageCandidates:
         self.page = PageIndex(doc.root)
         memo: dict[Any, str] = {}
         self.contexts = [context_text(c, memo=memo) for c in self.candidates]  # no query
-        self.texts = [list_text(c, t) for c, t in zip(self.candidates, self.contexts, strict=True)]
-        self.base: list[dict[str, float]] = []
+        texts: dict[tuple[str, ...], Any] = {}
+        self.texts = [
+            list_text(c, t, texts) for c, t in zip(self.candidates, self.contexts, strict=True)
+        ]
+        # Query-independent features, kept in parts: the structural ones as node lists
+        # (their names are shared by every candidate with the same list at some level),
+        # the denotation ones as names.
+        self.parts: list[list[Part]] = []
+        self.denotation: list[tuple[str, ...]] = []
+        denotations: dict[tuple[str, ...], tuple[str, ...]] = {}
         for cand in self.candidates:
             check()  # the page's deadline (a crawl's BOILERPLATE_TIMEOUT)
-            feats: dict[str, float] = {}
-            structural_features(feats, cand, self.page)
-            denotation_features(feats, cand.entities, self.page.recipes)
-            self.base.append(feats)
+            parts = structural_parts(cand, self.page)
+            for _, nums in parts:
+                node_names(self.page, nums)
+            self.parts.append(parts)
+            entities = tuple(cand.entities)
+            names = denotations.get(entities)
+            if names is None:  # (lists of one page often repeat: a cell's text and its link's)
+                feats: dict[str, float] = {}
+                denotation_features(feats, entities, self.page.recipes)
+                names = denotations[entities] = tuple(feats)
+            self.denotation.append(names)
         self._base_scores: dict[int, tuple[Model, list[float]]] = {}
         self.info["seconds"] = time.perf_counter() - t0
+
+    def base_features(self, i: int) -> dict[str, float]:
+        """Candidate ``i``'s query-independent features (structural, then denotation)."""
+        feats: dict[str, float] = {}
+        memo = self.page.memo
+        for prefix, nums in self.parts[i]:
+            for name in memo[nums]:
+                feats[prefix + name] = 1.0
+        for name in self.denotation[i]:
+            feats[name] = 1.0
+        return feats
 
     def features(self, query: str) -> list[dict[str, float]]:
         """Every candidate's features for ``query`` (the training's input)."""
         q = Query(query)
         out = []
-        for cand, base, text in zip(self.candidates, self.base, self.texts, strict=True):
-            feats = dict(base)
+        for i, (cand, text) in enumerate(zip(self.candidates, self.texts, strict=True)):
+            feats = self.base_features(i)
             query_features(feats, q, cand, text=text)
             out.append(feats)
         return out
@@ -95,16 +124,36 @@ class PageCandidates:
     def counts(self) -> list[int]:
         return [c.count for c in self.candidates]
 
+    def _base(self, model: Model) -> list[float]:
+        """``θ · φ`` of every candidate's query-independent features, once per model: each
+        part's share is computed once a page (the parts recur across candidates)."""
+        cached = self._base_scores.get(id(model))
+        if cached is not None and cached[0] is model:
+            return cached[1]
+        w = model.weights
+        memo = self.page.memo
+        shares: dict[Part, float] = {}
+        out = []
+        for parts, names in zip(self.parts, self.denotation, strict=True):
+            score = 0.0
+            for part in parts:
+                share = shares.get(part)
+                if share is None:
+                    prefix = part[0]
+                    share = shares[part] = sum(
+                        map(w.get, [prefix + name for name in memo[part[1]]], repeat(0.0))
+                    )
+                score += share
+            out.append(score + sum(map(w.get, names, repeat(0.0))))
+        self._base_scores[id(model)] = (model, out)
+        return out
+
     def scores(self, query: str, model: Model) -> list[float]:
-        """``θ · φ`` of every candidate: the query-independent part once per model, plus
-        the query features' part."""
-        key = id(model)
-        base = self._base_scores.get(key)
-        if base is None or base[0] is not model:
-            base = self._base_scores[key] = (model, [model.score(f) for f in self.base])
+        """``θ · φ`` of every candidate for ``query``: the query-independent part once per
+        model, plus the query features' part."""
         q = Query(query)
         out = []
-        for cand, score, text in zip(self.candidates, base[1], self.texts, strict=True):
+        for cand, score, text in zip(self.candidates, self._base(model), self.texts, strict=True):
             feats: dict[str, float] = {}
             query_features(feats, q, cand, text=text)
             out.append(score + model.score(feats))

@@ -40,6 +40,7 @@ _STOP = frozenset(
 )  # fmt: skip
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "caption", "th", "dt", "legend"})
 _WORD = re.compile(r"\w+", re.UNICODE)
+_PLAIN_WORDS = re.compile(r"[A-Za-z0-9]+(?: [A-Za-z0-9]+)*")
 
 
 #: ``value <= edge`` (within 1e-9) for the first of :data:`_BINS`: a bisection on these.
@@ -147,7 +148,7 @@ class PageIndex:
         self.same_rank: list[int] = []  # 0-based among the parent's children of its tag
         self.same_total: list[int] = []
         self.end: list[int] = []  # the number after the element's subtree
-        self.memo: dict[tuple[str, tuple[int, ...]], Features] = {}
+        self.memo: dict[tuple[int, ...], tuple[str, ...]] = {}  # node_features()'s
         self.recipes: dict[Any, tuple[str, ...]] = {}  # recipe()'s cache
         self._walk(root)
         self.total = max(len(self.tags), 1)
@@ -233,18 +234,24 @@ def _holes(page: PageIndex, nums: Sequence[int]) -> tuple[bool, bool, bool]:
     return no_hole, head, tail
 
 
+def node_names(page: PageIndex, nums: tuple[int, ...]) -> tuple[str, ...]:
+    """The names of the recipe's features on a list of nodes (their numbers in ``page``),
+    without the level's prefix: tag, id, class, children and sibling counts, index,
+    parent; holes; page coverage. Memoised per page and node list, whatever the level:
+    candidates share their ancestors (every column of a table has the same grandparent
+    list), and one list is a candidate's parents and another's grandparents."""
+    names = page.memo.get(nums)
+    if names is None:
+        feats: Features = {}
+        _node_features(feats, "", nums, page)
+        names = page.memo[nums] = tuple(feats)
+    return names
+
+
 def node_features(out: Features, prefix: str, nums: Sequence[int], page: PageIndex) -> None:
-    """The recipe on a list of nodes (their numbers in ``page``): tag, id, class, children
-    and sibling counts, index, parent; holes; page coverage. Memoised per page and node
-    list: candidates share their ancestors (every column of a table has the same
-    grandparent list)."""
-    key = (prefix, tuple(nums))
-    cached = page.memo.get(key)
-    if cached is None:
-        cached = {}
-        _node_features(cached, prefix, nums, page)
-        page.memo[key] = cached
-    out.update(cached)
+    """:func:`node_names` of ``nums`` into ``out`` under ``prefix`` (every value 1)."""
+    for name in node_names(page, tuple(nums)):
+        out[prefix + name] = 1.0
 
 
 def _node_features(out: Features, prefix: str, nums: Sequence[int], page: PageIndex) -> None:
@@ -275,9 +282,16 @@ def _node_features(out: Features, prefix: str, nums: Sequence[int], page: PageIn
     out[bin_value(f"{prefix}PAGECOVERAGE", min(covered / page.total, 1.0))] = 1.0
 
 
-def structural_features(out: Features, cand: Candidate, page: PageIndex) -> None:
-    level = page.numbers(cand.nodes)
-    node_features(out, "", level, page)
+#: A candidate's structural features in parts: (level prefix, node list); the features of
+#: a part are ``prefix + name`` for every name of :func:`node_names` (each value 1).
+Part = tuple[str, tuple[int, ...]]
+
+
+def structural_parts(cand: Candidate, page: PageIndex) -> list[Part]:
+    """The node lists of ``cand`` and of up to :data:`MAX_ANCESTOR_LEVELS` levels of its
+    ancestors (each list without repeats, in order)."""
+    level = tuple(page.numbers(cand.nodes))
+    parts = [("", level)]
     parent = page.parent
     for k in range(1, MAX_ANCESTOR_LEVELS + 1):
         seen: set[int] = set()
@@ -289,8 +303,15 @@ def structural_features(out: Features, cand: Candidate, page: PageIndex) -> None
                 up.append(p)
         if not up:
             break
-        node_features(out, f"A{k}:", up, page)
-        level = up
+        level = tuple(up)
+        parts.append((f"A{k}:", level))
+    return parts
+
+
+def structural_features(out: Features, cand: Candidate, page: PageIndex) -> None:
+    for prefix, nums in structural_parts(cand, page):
+        for name in node_names(page, nums):
+            out[prefix + name] = 1.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,6 +330,11 @@ def _tagger() -> Callable[[str], tuple[str, ...]]:
         return lambda text: tuple("NNP" if w[:1].isupper() else "NN" for w in text.split())
 
     def tags(text: str) -> tuple[str, ...]:
+        if _PLAIN_WORDS.fullmatch(text):
+            # Letters and digits between single spaces: Pattern's tokenizer (contractions,
+            # quotes, punctuation, abbreviations, emoticons) gives one sentence of these
+            # very words, so it is skipped.
+            return tuple(token[1] for token in parser.find_tags(text.split(" ")))
         # PatternTagger.tag(text) is parse(text, True, True, False, False, False).split()
         sentences = parser.parse(text, True, True, False, False, False, "utf-8", collapse=False)
         return tuple(token[1] for sentence in sentences for token in sentence)
@@ -438,12 +464,21 @@ class ListText:
     majority_pos: str | None
 
 
-def list_text(cand: Candidate, context: str) -> ListText:
-    head = cand.entities[:50]
-    # (the words of the entities joined by spaces: the union of each entity's words)
-    words = frozenset().union(*map(_stems, head))
-    majority = Counter(" ".join(_pos(e)[:2]) for e in head).most_common(1)
-    return ListText(_stems(context), words, majority[0][0] if majority else None)
+def list_text(
+    cand: Candidate, context: str, memo: dict[tuple[str, ...], Any] | None = None
+) -> ListText:
+    """``memo`` (one per page) keeps the entities' part by the first 50 entities: lists of
+    one page often repeat (a cell's text and its link's)."""
+    head = tuple(cand.entities[:50])
+    part = memo.get(head) if memo is not None else None
+    if part is None:
+        # (the words of the entities joined by spaces: the union of each entity's words)
+        words = frozenset().union(*map(_stems, head))
+        majority = Counter(" ".join(_pos(e)[:2]) for e in head).most_common(1)
+        part = (words, majority[0][0] if majority else None)
+        if memo is not None:
+            memo[head] = part
+    return ListText(_stems(context), *part)
 
 
 class Query:
