@@ -23,7 +23,7 @@ from .features import (
     Part,
     Query,
     context_text,
-    denotation_features,
+    denotation_names,
     list_text,
     node_names,
     query_features,
@@ -68,10 +68,15 @@ class PageCandidates:
     def __init__(self, doc: Document, k: int = 8, max_nodes: int = 20000,
                  max_predicates: int = 500000, extended: bool = False) -> None:  # fmt: skip
         t0 = time.perf_counter()
-        self.candidates, self.info = generate(
-            doc.body, k=k, extended=extended, max_nodes=max_nodes, max_predicates=max_predicates
-        )
         self.page = PageIndex(doc.root)
+        self.candidates, self.info = generate(
+            doc.body,
+            k=k,
+            extended=extended,
+            max_nodes=max_nodes,
+            max_predicates=max_predicates,
+            index=self.page,
+        )
         memo: dict[Any, str] = {}
         self.contexts = [context_text(c, memo=memo) for c in self.candidates]  # no query
         texts: dict[tuple[str, ...], Any] = {}
@@ -93,9 +98,7 @@ class PageCandidates:
             entities = tuple(cand.entities)
             names = denotations.get(entities)
             if names is None:  # (lists of one page often repeat: a cell's text and its link's)
-                feats: dict[str, float] = {}
-                denotation_features(feats, entities, self.page.recipes)
-                names = denotations[entities] = tuple(feats)
+                names = denotations[entities] = denotation_names(entities, self.page.recipes)
             self.denotation.append(names)
         self._base_scores: dict[int, tuple[Model, list[float]]] = {}
         self.info["seconds"] = time.perf_counter() - t0

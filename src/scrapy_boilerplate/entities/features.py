@@ -25,6 +25,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
+from .pageindex import PageIndex, _tag
 from .predicates import Candidate
 
 Features = dict[str, float]
@@ -67,21 +68,32 @@ def recipe(
     majority_value: bool = True,
     cache: dict[Any, tuple[str, ...]] | None = None,
 ) -> None:
-    """Section 3.3.1's aggregation of ``tokens`` into ``out`` under the prefix ``name``.
+    """Section 3.3.1's aggregation of ``tokens`` into ``out`` under the prefix ``name``
+    (every feature an indicator: value 1). ``cache``: see :func:`recipe_names`."""
+    for feature in recipe_names(name, tuple(tokens), finite, real, majority_value, cache):
+        out[feature] = 1.0
 
-    The features depend on the tokens alone, so ``cache`` (one per page) keeps them by
-    token list: the same lists recur across a page's candidates and their ancestors."""
+
+def recipe_names(
+    name: str,
+    tokens: tuple[Any, ...],
+    finite: bool = False,
+    real: bool = False,
+    majority_value: bool = True,
+    cache: dict[Any, tuple[str, ...]] | None = None,
+) -> tuple[str, ...]:
+    """The names of :func:`recipe`'s features. They depend on the tokens alone, so
+    ``cache`` (one per page) keeps them by name and token list: the same lists recur
+    across a page's candidates and their ancestors."""
     if not tokens:
-        return
+        return ()
     if cache is None:
-        suffixes = _recipe(tokens, finite, real, majority_value)
-    else:
-        key = (finite, real, majority_value, tuple(tokens))
-        suffixes = cache.get(key)  # type: ignore[assignment]
-        if suffixes is None:
-            suffixes = cache[key] = _recipe(tokens, finite, real, majority_value)
-    for suffix in suffixes:
-        out[name + suffix] = 1.0
+        return tuple(name + s for s in _recipe(tokens, finite, real, majority_value))
+    key = (name, finite, real, majority_value, tokens)
+    names = cache.get(key)
+    if names is None:
+        names = cache[key] = tuple(name + s for s in _recipe(tokens, finite, real, majority_value))
+    return names
 
 
 def _recipe(
@@ -122,93 +134,6 @@ def _recipe(
 # Structural features
 
 
-def _tag(el: Any) -> str:
-    tag = el.tag
-    return tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else "#"
-
-
-class PageIndex:
-    """Every element of a page numbered in document order, with the tokens the structural
-    features read (tag, id, class, children, siblings, index, parent, rank among the
-    same-tag siblings) and its depth-first timestamps (PAGE COVERAGE), all computed in
-    one walk: the features of the ~700 candidates of a page (and of their ancestors) are
-    then list lookups. Children counts and positions count comments too, as ``len()``
-    and iteration of an lxml element do."""
-
-    def __init__(self, root: Any) -> None:
-        self.number: dict[Any, int] = {}  # (also keeps every element proxy alive)
-        self.tags: list[str] = []
-        self.ids: list[str] = []
-        self.classes: list[str] = []
-        self.children: list[int] = []
-        self.siblings: list[int] = []  # the parent's children, 0 for the root
-        self.position: list[int] = []  # 0-based among the parent's children, 0 for the root
-        self.parent: list[int] = []  # the parent's number, -1 for the root
-        self.raw_tags: list[Any] = []
-        self.same_rank: list[int] = []  # 0-based among the parent's children of its tag
-        self.same_total: list[int] = []
-        self.end: list[int] = []  # the number after the element's subtree
-        self.memo: dict[tuple[int, ...], tuple[str, ...]] = {}  # node_features()'s
-        self.recipes: dict[Any, tuple[str, ...]] = {}  # recipe()'s cache
-        self._walk(root)
-        self.total = max(len(self.tags), 1)
-
-    def _walk(self, root: Any) -> None:
-        top = root.getparent()  # (a subtree: its root's place among its own siblings)
-        about = {root: (0, 0, -1, 0, 1)} if top is None else self._about_children(top, -1)
-        stack: list[tuple[Any, int]] = [(root, -1)]
-        end = self.end
-        while stack:
-            el, done = stack.pop()
-            if done >= 0:
-                end[done] = len(self.tags)
-                continue
-            i = self._record(el, about.pop(el))
-            stack.append((el, i))
-            if len(el):
-                about.update(self._about_children(el, i))
-                stack.extend((c, -1) for c in reversed(el) if isinstance(c.tag, str))
-
-    @staticmethod
-    def _about_children(el: Any, number: int) -> dict[Any, tuple[int, int, int, int, int]]:
-        """(siblings, position, parent, rank among same-tag siblings, same-tag total) of
-        ``el``'s element children."""
-        kids = list(el)
-        totals = Counter(c.tag for c in kids)
-        ranks: dict[Any, int] = {}
-        out = {}
-        n = len(kids)
-        for pos, c in enumerate(kids):
-            tag = c.tag
-            if isinstance(tag, str):
-                r = ranks.get(tag, 0)
-                ranks[tag] = r + 1
-                out[c] = (n, pos, number, r, totals[tag])
-        return out
-
-    def _record(self, el: Any, about: tuple[int, int, int, int, int]) -> int:
-        i = len(self.tags)
-        self.number[el] = i
-        self.tags.append(_tag(el))
-        self.ids.append(el.get("id") or "")
-        self.classes.append(el.get("class") or "")
-        self.children.append(len(el))
-        self.raw_tags.append(el.tag)
-        n, pos, parent, rank, total = about
-        self.siblings.append(n)
-        self.position.append(pos)
-        self.parent.append(parent)
-        self.same_rank.append(rank)
-        self.same_total.append(total)
-        self.end.append(i + 1)
-        return i
-
-    def numbers(self, nodes: Sequence[Any]) -> list[int]:
-        """The numbers of ``nodes`` (elements of the page)."""
-        number = self.number
-        return [number[n] for n in nodes]
-
-
 def _holes(page: PageIndex, nums: Sequence[int]) -> tuple[bool, bool, bool]:
     """(no hole, head hole, tail hole) of the selected nodes among their same-tag siblings:
     per parent, the siblings with the tag of its first selected child."""
@@ -242,44 +167,40 @@ def node_names(page: PageIndex, nums: tuple[int, ...]) -> tuple[str, ...]:
     list), and one list is a candidate's parents and another's grandparents."""
     names = page.memo.get(nums)
     if names is None:
-        feats: Features = {}
-        _node_features(feats, "", nums, page)
-        names = page.memo[nums] = tuple(feats)
+        names = page.memo[nums] = _node_names(page, nums)
     return names
 
 
-def node_features(out: Features, prefix: str, nums: Sequence[int], page: PageIndex) -> None:
-    """:func:`node_names` of ``nums`` into ``out`` under ``prefix`` (every value 1)."""
-    for name in node_names(page, tuple(nums)):
-        out[prefix + name] = 1.0
-
-
-def _node_features(out: Features, prefix: str, nums: Sequence[int], page: PageIndex) -> None:
+def _node_names(page: PageIndex, nums: tuple[int, ...]) -> tuple[str, ...]:
     cache = page.recipes
-    tags = page.tags
-    recipe(out, f"{prefix}TAG", [tags[i] for i in nums], finite=True, cache=cache)
-    ids = page.ids
-    recipe(out, f"{prefix}ID", [ids[i] for i in nums], majority_value=False, cache=cache)
-    classes = page.classes
-    recipe(out, f"{prefix}CLASS", [classes[i] for i in nums], cache=cache)
-    children = page.children
-    recipe(out, f"{prefix}CHILDRENCOUNT", [children[i] for i in nums], real=True, cache=cache)
-    siblings = page.siblings
-    recipe(out, f"{prefix}SIBLINGSCOUNT", [siblings[i] for i in nums], real=True, cache=cache)
-    position = page.position
-    recipe(out, f"{prefix}INDEX", [position[i] for i in nums], real=True, cache=cache)
-    parent = page.parent
-    recipe(out, f"{prefix}PARENT", [parent[i] for i in nums], majority_value=False, cache=cache)
+    if len(nums) == 1:
+        only = nums[0]
+
+        def pick(values: list[Any]) -> tuple[Any, ...]:
+            return (values[only],)
+
+    else:
+        pick = itemgetter(*nums)  # (a tuple of the values, gathered in C)
+    out = (
+        recipe_names("TAG", pick(page.tags), finite=True, cache=cache)
+        + recipe_names("ID", pick(page.ids), majority_value=False, cache=cache)
+        + recipe_names("CLASS", pick(page.classes), cache=cache)
+        + recipe_names("CHILDRENCOUNT", pick(page.children), real=True, cache=cache)
+        + recipe_names("SIBLINGSCOUNT", pick(page.siblings), real=True, cache=cache)
+        + recipe_names("INDEX", pick(page.position), real=True, cache=cache)
+        + recipe_names("PARENT", pick(page.parent), majority_value=False, cache=cache)
+    )
     no_hole, head, tail = _holes(page, nums)
+    extra = []
     if no_hole:
-        out[f"{prefix}NOHOLE"] = 1.0
+        extra.append("NOHOLE")
     if head:
-        out[f"{prefix}HEADHOLE"] = 1.0
+        extra.append("HEADHOLE")
     if tail:
-        out[f"{prefix}TAILHOLE"] = 1.0
-    end = page.end
-    covered = sum(end[i] - i for i in nums)
-    out[bin_value(f"{prefix}PAGECOVERAGE", min(covered / page.total, 1.0))] = 1.0
+        extra.append("TAILHOLE")
+    covered = sum(pick(page.end)) - sum(nums)  # the elements below the nodes, themselves in
+    extra.append(bin_value("PAGECOVERAGE", min(covered / page.total, 1.0)))
+    return out + tuple(extra)
 
 
 #: A candidate's structural features in parts: (level prefix, node list); the features of
@@ -379,14 +300,24 @@ def denotation_features(
     out: Features, entities: Sequence[str], cache: dict[Any, tuple[str, ...]] | None = None
 ) -> None:
     """``cache``: :func:`recipe`'s, one per page."""
+    for name in denotation_names(entities, cache):
+        out[name] = 1.0
+
+
+def denotation_names(
+    entities: Sequence[str], cache: dict[Any, tuple[str, ...]] | None = None
+) -> tuple[str, ...]:
+    """The names of the denotation features (each value 1)."""
     toks = [_entity_tokens(e) for e in entities]
-    recipe(out, "WORDSCOUNT", [t[0] for t in toks], real=True, cache=cache)
-    recipe(out, "PHRASESHAPE", [t[1] for t in toks], cache=cache)
-    recipe(out, "WORDSHAPE", [x for t in toks for x in t[2]], finite=True, cache=cache)
-    recipe(out, "FIRSTWORD", [t[3] for t in toks], cache=cache)
-    recipe(out, "LASTWORD", [t[4] for t in toks], cache=cache)
-    recipe(out, "PHRASEPOS", [t[5] for t in toks], cache=cache)
-    recipe(out, "WORDPOS", [x for t in toks for x in t[6]], finite=True, cache=cache)
+    return (
+        recipe_names("WORDSCOUNT", tuple(t[0] for t in toks), real=True, cache=cache)
+        + recipe_names("PHRASESHAPE", tuple(t[1] for t in toks), cache=cache)
+        + recipe_names("WORDSHAPE", tuple(x for t in toks for x in t[2]), finite=True, cache=cache)
+        + recipe_names("FIRSTWORD", tuple(t[3] for t in toks), cache=cache)
+        + recipe_names("LASTWORD", tuple(t[4] for t in toks), cache=cache)
+        + recipe_names("PHRASEPOS", tuple(t[5] for t in toks), cache=cache)
+        + recipe_names("WORDPOS", tuple(x for t in toks for x in t[6]), finite=True, cache=cache)
+    )
 
 
 # ---------------------------------------------------------------------------------------------

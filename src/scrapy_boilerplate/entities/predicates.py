@@ -30,6 +30,7 @@ from itertools import product
 from typing import Any
 
 from .._deadline import check
+from .pageindex import PageIndex
 
 ANY = None
 ALL_BUT_FIRST = "1:"
@@ -151,35 +152,25 @@ def _path_of(el: Any) -> tuple[Entry, ...]:
     return tuple(reversed(entries))
 
 
-def page_nodes(root: Any, max_chars: int = 140, max_nodes: int = 20000) -> PageNodes:
-    """Walk the tree once (iteratively): paths with same-tag indices, entity texts."""
-    elements: list[Any] = []
-    paths: list[tuple[Entry, ...]] = []
-    last: list[bool] = []
-    truncated = False
-    stack: list[tuple[Any, tuple[Entry, ...], bool]] = [(root, _path_of(root), True)]
-    while stack:
-        el, path, is_last = stack.pop()
-        if len(elements) >= max_nodes:
-            truncated = True
-            break
-        elements.append(el)
-        paths.append(path)
-        last.append(is_last)
-        kids = [c for c in el if _tag(c) is not None]
-        counts: dict[str, int] = {}
-        totals: dict[str, int] = {}
-        for c in kids:
-            t = _tag(c)
-            totals[t] = totals.get(t, 0) + 1  # type: ignore[index]
-        entries = []
-        for c in kids:
-            t = _tag(c)
-            counts[t] = counts.get(t, 0) + 1  # type: ignore[index]
-            entries.append((c, (*path, (t, counts[t])), counts[t] == totals[t]))  # type: ignore[index]
-        stack.extend(reversed(entries))
+def page_nodes(
+    root: Any, max_chars: int = 140, max_nodes: int = 20000, index: PageIndex | None = None
+) -> PageNodes:
+    """The elements under ``root`` (the first ``max_nodes`` in document order) with their
+    paths (same-tag indices) and entity texts, read from the page's :class:`PageIndex`
+    (made here when not given)."""
+    if index is None or root not in index.number:
+        index = PageIndex(root)
+    start = index.number[root]
+    stop = index.end[start]
+    truncated = stop - start > max_nodes
+    stop = min(stop, start + max_nodes)
+    elements = index.elements[start:stop]
+    tags, ranks, parents = index.tags, index.local_rank, index.parent
+    paths: list[tuple[Entry, ...]] = [_path_of(root)]
+    for i in range(start + 1, stop):
+        paths.append((*paths[parents[i] - start], (tags[i], ranks[i] + 1)))
     texts = [_short_text(el, max_chars) for el in elements]
-    return PageNodes(elements, paths, texts, last, truncated)
+    return PageNodes(elements, paths, texts, index.local_last[start:stop], truncated)
 
 
 def _short_text(el: Any, max_chars: int) -> str | None:
@@ -203,10 +194,12 @@ def generate(
     extended: bool = False,
     max_nodes: int = 20000,
     max_predicates: int = 500000,
+    index: PageIndex | None = None,
 ) -> tuple[list[Candidate], dict[str, Any]]:
     """Candidates (denotation groups) of the page under ``root``, in order of first node,
-    and ``info`` (counts; ``truncated`` when a cap was reached)."""
-    nodes = page_nodes(root, max_chars, max_nodes)
+    and ``info`` (counts; ``truncated`` when a cap was reached). ``index``: the page's
+    :class:`PageIndex`, when already made."""
+    nodes = page_nodes(root, max_chars, max_nodes, index)
     truncated = nodes.truncated
     # Nodes that can share a predicate: the same untouched head, the same tail length.
     families: dict[tuple[tuple[Entry, ...], int], list[int]] = {}

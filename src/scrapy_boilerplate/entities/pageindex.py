@@ -1,0 +1,124 @@
+"""One walk over a page's elements: their numbers in document order and what the entity
+predicates (:mod:`.predicates`) and the structural features (:mod:`.features`) read of
+them, so that both work on lists instead of walking the tree again."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+_NAMES: dict[str, str] = {}  # raw tag -> lower-case local name
+
+
+def _name(tag: str) -> str:
+    name = _NAMES[tag] = tag.rsplit("}", 1)[-1].lower()
+    return name
+
+
+def _tag(el: Any) -> str:
+    """Lower-case local name, ``#`` for comments and processing instructions."""
+    tag = el.tag
+    return (_NAMES.get(tag) or _name(tag)) if isinstance(tag, str) else "#"
+
+
+class PageIndex:
+    """Every element of a page numbered in document order, with what the predicates and the
+    structural features read: tag, id, class, children, siblings, index, parent, rank
+    among the same-tag siblings (by raw tag for the holes, by lower-case local name for
+    the predicates' paths) and the end of its subtree (page coverage, subtree ranges),
+    all computed in one walk: generation and the features of the ~700 candidates of a
+    page (and of their ancestors) are then list lookups. Children counts and positions
+    count comments too, as ``len()`` and iteration of an lxml element do."""
+
+    def __init__(self, root: Any) -> None:
+        self.number: dict[Any, int] = {}
+        self.elements: list[Any] = []  # (keeps every element proxy alive)
+        self.tags: list[str] = []
+        self.ids: list[str] = []
+        self.classes: list[str] = []
+        self.children: list[int] = []
+        self.siblings: list[int] = []  # the parent's children, 0 for the root
+        self.position: list[int] = []  # 0-based among the parent's children, 0 for the root
+        self.parent: list[int] = []  # the parent's number, -1 for the root
+        self.raw_tags: list[Any] = []
+        self.same_rank: list[int] = []  # 0-based among the parent's children of its tag
+        self.same_total: list[int] = []
+        self.local_rank: list[int] = []  # 0-based among the parent's children of its tag name
+        self.local_last: list[bool] = []  # the last child of its parent with its tag name
+        self.end: list[int] = []  # the number after the element's subtree
+        self.memo: dict[tuple[int, ...], tuple[str, ...]] = {}  # features.node_names()'s
+        self.recipes: dict[Any, tuple[str, ...]] = {}  # recipe()'s cache
+        self._walk(root)
+        self.total = max(len(self.tags), 1)
+
+    def _walk(self, root: Any) -> None:
+        top = root.getparent()  # (a subtree: its root's place among its own siblings)
+        about = {root: (0, 0, -1, 0, 1, 0, True)} if top is None else self._about_children(top, -1)
+        stack: list[tuple[Any, int]] = [(root, -1)]
+        end = self.end
+        while stack:
+            el, done = stack.pop()
+            if done >= 0:
+                end[done] = len(self.tags)
+                continue
+            i = self._record(el, about.pop(el))
+            stack.append((el, i))
+            if len(el):
+                about.update(self._about_children(el, i))
+                stack.extend((c, -1) for c in reversed(el) if isinstance(c.tag, str))
+
+    @staticmethod
+    def _about_children(el: Any, number: int) -> dict[Any, tuple[int, ...]]:
+        """(siblings, position, parent, rank among same-tag siblings, same-tag total, rank
+        among same-name siblings, last of its name) of ``el``'s element children."""
+        kids = list(el)
+        tags = [c.tag for c in kids]
+        totals = Counter(tags)
+        names = [_NAMES.get(t) or _name(t) if isinstance(t, str) else t for t in tags]
+        name_totals = totals if names == tags else Counter(names)
+        ranks: dict[Any, int] = {}
+        name_ranks: dict[Any, int] = ranks if name_totals is totals else {}
+        out = {}
+        n = len(kids)
+        for pos, c in enumerate(kids):
+            tag = tags[pos]
+            if isinstance(tag, str):
+                r = ranks.get(tag, 0)
+                ranks[tag] = r + 1
+                if name_ranks is ranks:
+                    out[c] = (n, pos, number, r, totals[tag], r, r + 1 == totals[tag])
+                else:
+                    name = names[pos]
+                    k = name_ranks.get(name, 0)
+                    name_ranks[name] = k + 1
+                    out[c] = (n, pos, number, r, totals[tag], k, k + 1 == name_totals[name])
+        return out
+
+    def _record(self, el: Any, about: tuple[int, ...]) -> int:
+        i = len(self.tags)
+        self.number[el] = i
+        self.elements.append(el)
+        self.tags.append(_tag(el))
+        self.ids.append(el.get("id") or "")
+        self.classes.append(el.get("class") or "")
+        self.children.append(len(el))
+        self.raw_tags.append(el.tag)
+        n, pos, parent, rank, total, name_rank, name_last = about
+        self.siblings.append(n)
+        self.position.append(pos)
+        self.parent.append(parent)
+        self.same_rank.append(rank)
+        self.same_total.append(total)
+        self.local_rank.append(name_rank)
+        self.local_last.append(name_last)
+        self.end.append(i + 1)
+        return i
+
+    def numbers(self, nodes: Sequence[Any]) -> list[int]:
+        """The numbers of ``nodes`` (elements of the page)."""
+        number = self.number
+        return [number[n] for n in nodes]
+
+
+__all__ = ["PageIndex"]
