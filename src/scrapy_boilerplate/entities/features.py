@@ -41,7 +41,7 @@ _STOP = frozenset(
 )  # fmt: skip
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "caption", "th", "dt", "legend"})
 _WORD = re.compile(r"\w+", re.UNICODE)
-_PLAIN_WORDS = re.compile(r"[A-Za-z0-9]+(?: [A-Za-z0-9]+)*")
+_PLAIN_WORDS = re.compile(r"[^\W_]+(?: [^\W_]+)*")
 
 
 #: ``value <= edge`` (within 1e-9) for the first of :data:`_BINS`: a bisection on these.
@@ -252,9 +252,9 @@ def _tagger() -> Callable[[str], tuple[str, ...]]:
 
     def tags(text: str) -> tuple[str, ...]:
         if _PLAIN_WORDS.fullmatch(text):
-            # Letters and digits between single spaces: Pattern's tokenizer (contractions,
-            # quotes, punctuation, abbreviations, emoticons) gives one sentence of these
-            # very words, so it is skipped.
+            # Letters and digits (any script) between single spaces: Pattern's tokenizer
+            # (contractions, quotes, punctuation, abbreviations, emoticons) gives one
+            # sentence of these very words, so it is skipped.
             return tuple(token[1] for token in parser.find_tags(text.split(" ")))
         # PatternTagger.tag(text) is parse(text, True, True, False, False, False).split()
         sentences = parser.parse(text, True, True, False, False, False, "utf-8", collapse=False)
