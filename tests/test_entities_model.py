@@ -134,3 +134,17 @@ def test_cli_entities_prints_json(tmp_path, capsys):
     assert out["lists"][0]["entities"] == names and out["query"] == "hiking trails"
     assert main(["entities", "--query", " ", str(page)]) == EXIT_USAGE
     assert sb.extract_entities is extract_entities
+
+
+def test_context_best_marks_the_lists_whose_context_best_matches_the_query():
+    html = (
+        "<html><body><h2>Staff</h2><ul><li>Ann Lee</li><li>Bo Chan</li></ul>"
+        "<h2>PhD students</h2><ul><li>Cy Dunn</li><li>Di Eck</li></ul></body></html>"
+    )
+    pc = PageCandidates(sb.parse(html))
+    feats = pc.features("who are the current phd students")
+    marked = [c.entities for c, f in zip(pc.candidates, feats, strict=True)
+              if "Q:CONTEXT-BEST" in f]  # fmt: skip
+    assert marked == [["Cy Dunn", "Di Eck"]]
+    # no overlap anywhere: no candidate is marked
+    assert not any("Q:CONTEXT-BEST" in f for f in pc.features("hiking trails"))

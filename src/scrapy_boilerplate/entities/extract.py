@@ -22,6 +22,7 @@ from .features import (
     PageIndex,
     Part,
     Query,
+    best_context,
     context_text,
     denotation_names,
     list_text,
@@ -117,10 +118,11 @@ class PageCandidates:
     def features(self, query: str) -> list[dict[str, float]]:
         """Every candidate's features for ``query`` (the training's input)."""
         q = Query(query)
+        best = best_context(q, self.texts)
         out = []
         for i, (cand, text) in enumerate(zip(self.candidates, self.texts, strict=True)):
             feats = self.base_features(i)
-            query_features(feats, q, cand, text=text)
+            query_features(feats, q, cand, text=text, best_context=best)
             out.append(feats)
         return out
 
@@ -155,10 +157,11 @@ class PageCandidates:
         """``θ · φ`` of every candidate for ``query``: the query-independent part once per
         model, plus the query features' part."""
         q = Query(query)
+        best = best_context(q, self.texts)
         out = []
         for cand, score, text in zip(self.candidates, self._base(model), self.texts, strict=True):
             feats: dict[str, float] = {}
-            query_features(feats, q, cand, text=text)
+            query_features(feats, q, cand, text=text, best_context=best)
             out.append(score + model.score(feats))
         return out
 

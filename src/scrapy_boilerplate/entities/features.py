@@ -102,9 +102,10 @@ def _recipe(
     """The recipe's feature names, without the list's name."""
     n = len(tokens)
     out: list[str] = []
-    hist = Counter(tokens)
-    if len(hist) == 1:  # the common case (every node a <td>): one value, no arithmetic
-        value = next(iter(hist))
+    value = tokens[0]
+    single = tokens.count(value) == n  # (counted in C, no histogram needed)
+    hist = None if single else Counter(tokens)
+    if hist is None:  # the common case (every node a <td>): one value, no arithmetic
         if n > 1:
             out.append("-ENTROPY:<=0.0")
         if majority_value:
@@ -214,19 +215,26 @@ def structural_parts(cand: Candidate, page: PageIndex) -> list[Part]:
     level = tuple(page.numbers(cand.nodes))
     parts = [("", level)]
     parent = page.parent
-    for k in range(1, MAX_ANCESTOR_LEVELS + 1):
-        seen: set[int] = set()
-        up = []
-        for i in level:
-            p = parent[i]
-            if p >= 0 and p not in seen:
-                seen.add(p)
-                up.append(p)
+    ups = page.ups
+    for prefix in _LEVELS:
+        up = ups.get(level)
+        if up is None:
+            seen: set[int] = set()
+            found = []
+            for i in level:
+                p = parent[i]
+                if p >= 0 and p not in seen:
+                    seen.add(p)
+                    found.append(p)
+            up = ups[level] = tuple(found)
         if not up:
             break
-        level = tuple(up)
-        parts.append((f"A{k}:", level))
+        level = up
+        parts.append((prefix, level))
     return parts
+
+
+_LEVELS = tuple(f"A{k}:" for k in range(1, MAX_ANCESTOR_LEVELS + 1))
 
 
 def structural_features(out: Features, cand: Candidate, page: PageIndex) -> None:
@@ -432,16 +440,29 @@ def query_features(
     cand: Candidate,
     context: str | None = None,
     text: ListText | None = None,
+    best_context: float | None = None,
 ) -> None:
     """``context`` is :func:`context_text` of the candidate and ``text`` its
-    :func:`list_text`, when already computed."""
+    :func:`list_text`, when already computed. ``best_context``: the highest context
+    overlap among the page's candidates (:func:`best_context`); the candidates that reach
+    it get ``Q:CONTEXT-BEST``. A ratio alone cannot say that a list's heading is the one
+    of the page that best matches the query (chosen by 5-fold cross-validation on the
+    training examples: docs/entities.md)."""
     q = query if isinstance(query, Query) else Query(query)
     if not q.words:
         return
     if text is None:
         text = list_text(cand, context if context is not None else context_text(cand))
-    out[bin_value("Q:CONTEXT-OVERLAP", q.overlap(text.context))] = 1.0
+    overlap = q.overlap(text.context)
+    out[bin_value("Q:CONTEXT-OVERLAP", overlap)] = 1.0
     out[bin_value("Q:ENTITY-OVERLAP", q.overlap(text.words))] = 1.0
     if text.majority_pos is not None:
         out[f"Q:LAST={q.last}|PHRASEPOS={text.majority_pos}"] = 1.0
         out[f"Q:LASTPOS={q.last_pos}|PHRASEPOS={text.majority_pos}"] = 1.0
+    if best_context and overlap == best_context:
+        out["Q:CONTEXT-BEST"] = 1.0
+
+
+def best_context(query: Query, texts: Sequence[ListText]) -> float:
+    """The highest context overlap with ``query`` among a page's candidates."""
+    return max((query.overlap(t.context) for t in texts), default=0.0)

@@ -48,7 +48,8 @@ class PageIndex:
         self.local_last: list[bool] = []  # the last child of its parent with its tag name
         self.end: list[int] = []  # the number after the element's subtree
         self.memo: dict[tuple[int, ...], tuple[str, ...]] = {}  # features.node_names()'s
-        self.recipes: dict[Any, tuple[str, ...]] = {}  # recipe()'s cache
+        self.recipes: dict[Any, tuple[str, ...]] = {}  # features.recipe_names()'s cache
+        self.ups: dict[tuple[int, ...], tuple[int, ...]] = {}  # a node list -> its parents
         self._walk(root)
         self.total = max(len(self.tags), 1)
 

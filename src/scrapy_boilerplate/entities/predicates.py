@@ -279,20 +279,35 @@ def _expand(
     for tag, same in by_tag.items():
         if len(same) < 2:
             continue
-        # (index choice, the nodes it keeps): dropping the index keeps them all
-        options: list[tuple[Any, list[int]]] = [(ANY, same)]
         by_index: dict[int, list[int]] = {}
         for i in same:
             by_index.setdefault(tails[i][j][1], []).append(i)
+        if not extended:  # (the common case, without the merging below)
+            if len(by_index) == 1:  # one index for all: kept or dropped, the same nodes
+                if _expand(same, j + 1, m, (*pattern, (tag, (ANY, *by_index))), count * 2,
+                           tails, last_of_tag, extended, out, budget):  # fmt: skip
+                    return True
+                continue
+            if _expand(same, j + 1, m, (*pattern, (tag, (ANY,))), count, tails, last_of_tag,
+                       extended, out, budget):  # fmt: skip
+                return True
+            for index, sub in by_index.items():  # disjoint subsets, none of them ``same``
+                if len(sub) < 2:
+                    continue
+                if _expand(sub, j + 1, m, (*pattern, (tag, (index,))), count, tails,
+                           last_of_tag, extended, out, budget):  # fmt: skip
+                    return True
+            continue
+        # (index choice, the nodes it keeps): dropping the index keeps them all
+        options: list[tuple[Any, list[int]]] = [(ANY, same)]
         options += [(index, sub) for index, sub in by_index.items() if len(sub) >= 2]
-        if extended:
-            rest = [i for i in same if tails[i][j][1] > 1]
-            if len(rest) >= 2:
-                options.append((ALL_BUT_FIRST, rest))
-            if j == m - 1:
-                most = [i for i in same if not last_of_tag[i]]
-                if len(most) >= 2:
-                    options.append((ALL_BUT_LAST, most))
+        rest = [i for i in same if tails[i][j][1] > 1]
+        if len(rest) >= 2:
+            options.append((ALL_BUT_FIRST, rest))
+        if j == m - 1:
+            most = [i for i in same if not last_of_tag[i]]
+            if len(most) >= 2:
+                options.append((ALL_BUT_LAST, most))
         # Choices that keep the same nodes share one recursion (their subsets of ``same``
         # are in document order, so equal subsets are equal tuples).
         merged: dict[tuple[int, ...], tuple[list[Any], list[int]]] = {}
