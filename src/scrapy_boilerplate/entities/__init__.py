@@ -1,5 +1,5 @@
 """Zero-shot entity extraction (Pasupat and Liang, ACL 2014): extraction predicates over the
-DOM, ranked for a query (work in progress: predicates and evaluation so far)."""
+DOM, ranked for a query (docs/entities.md)."""
 
 from .predicates import Candidate, Predicate, generate
 
