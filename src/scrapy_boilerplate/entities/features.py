@@ -237,12 +237,6 @@ def structural_parts(cand: Candidate, page: PageIndex) -> list[Part]:
 _LEVELS = tuple(f"A{k}:" for k in range(1, MAX_ANCESTOR_LEVELS + 1))
 
 
-def structural_features(out: Features, cand: Candidate, page: PageIndex) -> None:
-    for prefix, nums in structural_parts(cand, page):
-        for name in node_names(page, nums):
-            out[prefix + name] = 1.0
-
-
 # ---------------------------------------------------------------------------------------------
 # Denotation features
 
@@ -302,14 +296,6 @@ def _entity_tokens(entity: str) -> tuple[int, str, tuple[str, ...], str, str, st
         " ".join(tags[:4]),
         tags,
     )
-
-
-def denotation_features(
-    out: Features, entities: Sequence[str], cache: dict[Any, tuple[str, ...]] | None = None
-) -> None:
-    """``cache``: :func:`recipe`'s, one per page."""
-    for name in denotation_names(entities, cache):
-        out[name] = 1.0
 
 
 def denotation_names(
