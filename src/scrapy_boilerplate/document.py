@@ -392,7 +392,7 @@ def parse(
         # there and silently drop the rest of the page. A reader sees U+FFFD.
         data = _SURROGATE.sub("\ufffd", text).encode("utf-8")
     _check_markup(data, max_nodes)
-    parser = _parser("utf-8")
+    parser = _parser()
     try:
         root = etree.fromstring(data, parser)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:
@@ -418,32 +418,29 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_ATTRIBUTES = 8192
 #: Possessive (Python 3.11+): a failed try at one ``<`` gives nothing back, 4 times faster.
 _POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
-_MANY_ATTRIBUTES = f"<[A-Za-z][^<>=]*{_POSSESSIVE}(?:=[^<>=]*{_POSSESSIVE}){{{MAX_ATTRIBUTES}}}"
-_MANY_ATTRIBUTES_STR = re.compile(_MANY_ATTRIBUTES)
-_MANY_ATTRIBUTES_BYTES = re.compile(_MANY_ATTRIBUTES.encode())
+_MANY_ATTRIBUTES_PATTERN = (
+    f"<[A-Za-z][^<>=]*{_POSSESSIVE}(?:=[^<>=]*{_POSSESSIVE}){{{MAX_ATTRIBUTES}}}"
+)
+_MANY_ATTRIBUTES = re.compile(_MANY_ATTRIBUTES_PATTERN.encode())
 
 
-def _check_markup(text: str | bytes, max_nodes: int) -> None:
+def _check_markup(data: bytes, max_nodes: int) -> None:
     """Refuse, before parsing, markup that would hold the parser or fill memory.
 
     Over four ``<`` per allowed element: such a page is far over ``max_nodes`` (an
     element has one or two tags), and the tree alone would cost 300 bytes an element (a
     million ``<p>x</p>``: 300 MB); reason ``too-many-nodes``. A tag with more than
     :data:`MAX_ATTRIBUTES` attributes: reason ``too-many-attributes``. Both scans run in
-    C, in time linear in the page (a 50 MB page: about 0.1 s).
+    C, in time linear in the page (a 50 MB page: about 0.1 s). ``data``: the page's bytes
+    (:func:`parse` encodes decoded text to UTF-8 first).
     """
-    if not isinstance(text, (str, bytes)):
-        return
-    is_str = isinstance(text, str)
     if max_nodes:
-        tags = text.count("<" if is_str else b"<")
+        tags = data.count(b"<")
         if tags > 4 * max_nodes:
             raise UnsupportedInput(
                 "too-many-nodes", f"{tags} '<' before parsing > 4 x max_nodes {max_nodes}"
             )
-    if (text.count("=" if is_str else b"=") > MAX_ATTRIBUTES) and (
-        _MANY_ATTRIBUTES_STR if is_str else _MANY_ATTRIBUTES_BYTES
-    ).search(text):
+    if data.count(b"=") > MAX_ATTRIBUTES and _MANY_ATTRIBUTES.search(data):
         raise UnsupportedInput(
             "too-many-attributes", f"a tag with over {MAX_ATTRIBUTES} attributes"
         )
@@ -457,23 +454,22 @@ def _check_nodes(root: Any, max_nodes: int) -> None:
             raise UnsupportedInput("too-many-nodes", f"{count} elements > max_nodes {max_nodes}")
 
 
-def _parser(encoding: str | None = None) -> Any:
-    """One parser per thread (and encoding): lxml parsers must not be shared by concurrent
-    threads.
+def _parser() -> Any:
+    """One parser per thread: lxml parsers must not be shared by concurrent threads.
 
-    A plain ``etree.HTMLParser``: ``lxml.html``'s element classes cost a Python call per
-    element proxy, and nothing here needs their extra methods.
+    A plain ``etree.HTMLParser`` reading UTF-8 (:func:`parse` hands it the decoded text
+    as UTF-8 bytes): ``lxml.html``'s element classes cost a Python call per element proxy,
+    and nothing here needs their extra methods.
     """
-    key = "parser" if encoding is None else f"parser_{encoding}"
-    parser = getattr(_LOCAL, key, None)
+    parser = getattr(_LOCAL, "parser", None)
     if parser is None:
         # huge_tree as parsel (Scrapy) parses: text nodes over 10 MB are kept (without it,
         # libxml2 drops them), nesting stops at 2048 levels instead of 256, so a page's
         # tree is the same whether the body or response.selector is extracted.
         parser = etree.HTMLParser(
-            remove_blank_text=False, remove_comments=False, encoding=encoding, huge_tree=True
+            remove_blank_text=False, remove_comments=False, encoding="utf-8", huge_tree=True
         )
-        setattr(_LOCAL, key, parser)
+        _LOCAL.parser = parser
     return parser
 
 
