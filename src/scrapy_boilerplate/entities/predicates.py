@@ -282,48 +282,46 @@ def _expand(
         by_index: dict[int, list[int]] = {}
         for i in same:
             by_index.setdefault(tails[i][j][1], []).append(i)
-        for alts, sub in _choices(same, by_index, j, m, tails, last_of_tag, extended):
-            if _expand(sub, j + 1, m, (*pattern, (tag, alts)), count * len(alts), tails,
+        if not extended:  # (the common case, without the merging below)
+            if len(by_index) == 1:  # one index for all: kept or dropped, the same nodes
+                if _expand(same, j + 1, m, (*pattern, (tag, (ANY, *by_index))), count * 2,
+                           tails, last_of_tag, extended, out, budget):  # fmt: skip
+                    return True
+                continue
+            if _expand(same, j + 1, m, (*pattern, (tag, (ANY,))), count, tails, last_of_tag,
+                       extended, out, budget):  # fmt: skip
+                return True
+            for index, sub in by_index.items():  # disjoint subsets, none of them ``same``
+                if len(sub) < 2:
+                    continue
+                if _expand(sub, j + 1, m, (*pattern, (tag, (index,))), count, tails,
+                           last_of_tag, extended, out, budget):  # fmt: skip
+                    return True
+            continue
+        # (index choice, the nodes it keeps): dropping the index keeps them all
+        options: list[tuple[Any, list[int]]] = [(ANY, same)]
+        options += [(index, sub) for index, sub in by_index.items() if len(sub) >= 2]
+        rest = [i for i in same if tails[i][j][1] > 1]
+        if len(rest) >= 2:
+            options.append((ALL_BUT_FIRST, rest))
+        if j == m - 1:
+            most = [i for i in same if not last_of_tag[i]]
+            if len(most) >= 2:
+                options.append((ALL_BUT_LAST, most))
+        # Choices that keep the same nodes share one recursion (their subsets of ``same``
+        # are in document order, so equal subsets are equal tuples).
+        merged: dict[tuple[int, ...], tuple[list[Any], list[int]]] = {}
+        for index, sub in options:
+            key = tuple(sub)
+            if key in merged:
+                merged[key][0].append(index)
+            else:
+                merged[key] = ([index], sub)
+        for alts, sub in merged.values():
+            if _expand(sub, j + 1, m, (*pattern, (tag, tuple(alts))), count * len(alts), tails,
                        last_of_tag, extended, out, budget):  # fmt: skip
                 return True
     return False
-
-
-def _choices(
-    same: list[int],
-    by_index: dict[int, list[int]],
-    j: int,
-    m: int,
-    tails: dict[int, tuple[Entry, ...]],
-    last_of_tag: list[bool],
-    extended: bool,
-) -> list[tuple[tuple[Any, ...], list[int]]]:
-    """The index choices at tail position ``j`` for the nodes ``same`` (one tag), as
-    (alternatives, the nodes they keep) with two nodes or more: choices that keep the
-    same nodes are one entry with alternatives."""
-    if not extended:  # the index subsets are disjoint: only "all one index" merges
-        if len(by_index) == 1:  # kept or dropped, the same nodes
-            return [((ANY, *by_index), same)]
-        return [((ANY,), same)] + [((i,), sub) for i, sub in by_index.items() if len(sub) >= 2]
-    # (index choice, the nodes it keeps): dropping the index keeps them all
-    options: list[tuple[Any, list[int]]] = [(ANY, same)]
-    options += [(index, sub) for index, sub in by_index.items() if len(sub) >= 2]
-    rest = [i for i in same if tails[i][j][1] > 1]
-    if len(rest) >= 2:
-        options.append((ALL_BUT_FIRST, rest))
-    if j == m - 1:
-        most = [i for i in same if not last_of_tag[i]]
-        if len(most) >= 2:
-            options.append((ALL_BUT_LAST, most))
-    # Equal subsets of ``same`` are in document order, so they are equal tuples.
-    merged: dict[tuple[int, ...], tuple[list[Any], list[int]]] = {}
-    for index, sub in options:
-        key = tuple(sub)
-        if key in merged:
-            merged[key][0].append(index)
-        else:
-            merged[key] = ([index], sub)
-    return [(tuple(alts), sub) for alts, sub in merged.values()]
 
 
 __all__ = ["Candidate", "Predicate", "generate", "page_nodes"]
