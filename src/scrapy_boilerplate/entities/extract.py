@@ -78,11 +78,10 @@ class PageCandidates:
             max_predicates=max_predicates,
             index=self.page,
         )
-        memo: dict[Any, str] = {}
-        self.contexts = [context_text(c, memo=memo) for c in self.candidates]  # no query
+        contexts: dict[Any, str] = {}
         texts: dict[tuple[str, ...], Any] = {}
-        self.texts = [
-            list_text(c, t, texts) for c, t in zip(self.candidates, self.contexts, strict=True)
+        self.texts = [  # what the query features read, query-independent
+            list_text(c, context_text(c, memo=contexts), texts) for c in self.candidates
         ]
         # Query-independent features, kept in parts: the structural ones as node lists
         # (their names are shared by every candidate with the same list at some level),
@@ -117,11 +116,20 @@ class PageCandidates:
 
     def features(self, query: str) -> list[dict[str, float]]:
         """Every candidate's features for ``query`` (the training's input)."""
+        out = []
+        for i, feats in enumerate(self._query_features(query)):
+            base = self.base_features(i)
+            base.update(feats)
+            out.append(base)
+        return out
+
+    def _query_features(self, query: str) -> list[dict[str, float]]:
+        """Every candidate's query features."""
         q = Query(query)
         best = best_context(q, self.texts)
         out = []
-        for i, (cand, text) in enumerate(zip(self.candidates, self.texts, strict=True)):
-            feats = self.base_features(i)
+        for cand, text in zip(self.candidates, self.texts, strict=True):
+            feats: dict[str, float] = {}
             query_features(feats, q, cand, text=text, best_context=best)
             out.append(feats)
         return out
@@ -156,14 +164,10 @@ class PageCandidates:
     def scores(self, query: str, model: Model) -> list[float]:
         """``θ · φ`` of every candidate for ``query``: the query-independent part once per
         model, plus the query features' part."""
-        q = Query(query)
-        best = best_context(q, self.texts)
-        out = []
-        for cand, score, text in zip(self.candidates, self._base(model), self.texts, strict=True):
-            feats: dict[str, float] = {}
-            query_features(feats, q, cand, text=text, best_context=best)
-            out.append(score + model.score(feats))
-        return out
+        return [
+            base + model.score(feats)
+            for base, feats in zip(self._base(model), self._query_features(query), strict=True)
+        ]
 
 
 def rank(pc: PageCandidates, query: str, model: Model) -> list[tuple[float, Candidate]]:
