@@ -96,6 +96,17 @@ def test_decode_in_pieces_decodes_a_gb18030_lead_0x80_as_response_text_does(char
     assert mw.decode_in_pieces(response) == response.text
 
 
+@pytest.mark.parametrize("piece", [1, 2, 3])
+def test_decode_in_pieces_keeps_the_byte_after_a_gb18030_lead_0x80_at_a_cut(monkeypatch, piece):
+    """Found by the property test below: with w3lib's GB18030 handler, CPython's
+    incremental decoder lost the bytes it held after a lead 0x80 (b"\\x800": "€"
+    instead of "€0"). Such bodies are now decoded in one piece."""
+    monkeypatch.setattr(mw, "_DECODE_CHUNK", piece)
+    for body in (b"\x800", b"<p>\x800</p><p>\x80a<b>\x80</b>\x80"):
+        response = _response(body, "gb18030")
+        assert mw.decode_in_pieces(response) == response.text
+
+
 def test_decode_in_pieces_on_a_broken_escape_sequence_at_a_piece_boundary(monkeypatch):
     """Found by fuzzing decode_in_pieces: CPython's incremental ISO-2022-JP decoder raises
     ``UnicodeError: pending buffer overflow`` (whatever ``errors``) when a piece ends in

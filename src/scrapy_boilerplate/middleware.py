@@ -294,7 +294,13 @@ def decode_in_pieces(response: TextResponse) -> str | None:
         # The encoding html_to_unicode would pick (it normalises aliases and UTF-16/32).
         encoding, start = html_to_unicode(f"charset={declared}", b"")[0], 0
     try:
-        decoder = codecs.getincrementaldecoder(encoding)(errors=_decode_errors(encoding))
+        errors = _decode_errors(encoding)
+        if errors != "replace":
+            # w3lib's GB18030 handler resumes after a lead 0x80, and CPython's incremental
+            # decoder then loses the bytes it held ("\x80" + "0" gives "€", not "€0"), at
+            # a cut or at the end: one decode, as w3lib's to_unicode does.
+            return body[start:].decode(encoding, errors)
+        decoder = codecs.getincrementaldecoder(encoding)(errors=errors)
         pieces = [
             decoder.decode(body[i : i + _DECODE_CHUNK])
             for i in range(start, len(body), _DECODE_CHUNK)
