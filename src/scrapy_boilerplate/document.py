@@ -289,11 +289,11 @@ class Document:
                 tags = frozenset("{*}" + t for t in tags)
             return self.cached(
                 "justext_blocks_reference",
-                lambda: _justext_segment(
+                lambda: justext_segment(
                     self.root, set(self.root.iter(*tags)), JUSTEXT_REFERENCE_UNWRAPPED
                 ),
             )
-        return self.cached("justext_blocks", lambda: _justext_segment(self.root, self.removed))
+        return self.cached("justext_blocks", lambda: justext_segment(self.root, self.removed))
 
     def leaf_blocks(self) -> list[TextBlock]:
         """DOM-leaf text blocks (Web2Text 3.2): one block per non-blank text node, in order."""
@@ -828,6 +828,36 @@ class CNRNodes:
         self.link_texts: list[str] = []
         self.block_nodes: list[int] = []
 
+    def clear(self) -> None:
+        """Forget every recorded node (a walk that stopped part way is started again)."""
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if isinstance(value, (list, dict)):
+                value.clear()
+
+
+def justext_segment(
+    root: Any,
+    removed: set[Any],
+    unwrapped: frozenset[str] = frozenset(),
+    nodes: CNRNodes | None = None,
+) -> list[TextBlock]:
+    """jusText's paragraphs of the tree under ``root``; with ``nodes``, the same walk records
+    the CNR nodes into it (see :class:`CNRNodes`).
+
+    The compiled walk (``scrapy_boilerplate._speedups``, built at install where a C
+    compiler is at hand) gives exactly what :func:`_justext_segment` gives, several times
+    faster; without it, or on a tree it does not handle, or with ``SPEEDUPS`` set to False,
+    the pure-Python walk runs.
+    """
+    if _compiled_segment is not None and SPEEDUPS:
+        try:
+            return _compiled_segment(root, removed, unwrapped, nodes)
+        except _CompiledUnsupported:
+            if nodes is not None:
+                nodes.clear()  # the compiled walk stopped part way: start again in Python
+    return _justext_segment(root, removed, unwrapped, nodes)
+
 
 def _justext_segment(
     root: Any,
@@ -836,7 +866,11 @@ def _justext_segment(
     nodes: CNRNodes | None = None,
 ) -> list[TextBlock]:
     """jusText's paragraphs of the tree under ``root`` in one iterative walk; with ``nodes``,
-    the same walk records the CNR nodes into it (see :class:`CNRNodes`)."""
+    the same walk records the CNR nodes into it (see :class:`CNRNodes`).
+
+    This is the reference walk, in Python; ``_speedups.justext_segment`` is the same walk
+    compiled, and the tests hold the two to the same output.
+    """
     blocks: list[TextBlock] = []
     block_tags = JUSTEXT_BLOCK_TAGS
     path: _PathNode | None = None
@@ -1260,3 +1294,13 @@ def _build_cdom(doc: Document) -> CNode:
                 node.children.append(child)
                 todo.append((kid, child))
     return root
+
+
+#: Use the compiled walk when it is built (tests and benchmarks turn it off to compare).
+SPEEDUPS = True
+try:  # the optional compiled walk (setup.py builds it); it imports this module lazily
+    from ._speedups import Unsupported as _CompiledUnsupported
+    from ._speedups import justext_segment as _compiled_segment
+except ImportError:  # not built: the pure-Python walk
+    _compiled_segment = None
+    _CompiledUnsupported = None

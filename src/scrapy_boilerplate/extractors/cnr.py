@@ -45,7 +45,7 @@ import numpy as np
 
 from .._deadline import check
 from .._params import Param
-from ..document import CNRNodes, Document, TextBlock, _justext_segment
+from ..document import CNRNodes, Document, TextBlock, justext_segment
 from ..errors import InvalidParameter
 from ..registry import Extractor
 from ..result import BOILERPLATE, CONTENT, Block, Extraction
@@ -366,7 +366,7 @@ def compute_cnr(
     """
     removed = removed if isinstance(removed, (set, frozenset)) else set(removed)
     nodes = CNRNodes(non_content_tags, menu_tags)
-    _justext_segment(root, removed, nodes=nodes)
+    justext_segment(root, removed, nodes=nodes)
     return _tree(nodes)
 
 
@@ -376,7 +376,7 @@ def tree_and_blocks(doc: Document) -> tuple[CNRTree, list[TextBlock], list[int]]
 
     def walk() -> CNRTree:
         nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
-        blocks = _justext_segment(doc.root, doc.removed, nodes=nodes)
+        blocks = justext_segment(doc.root, doc.removed, nodes=nodes)
         doc.cached("justext_blocks", lambda: blocks)
         doc.cached("cnr_block_nodes", lambda: nodes.block_nodes)
         return _tree(nodes)

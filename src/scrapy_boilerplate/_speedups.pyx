@@ -1,0 +1,518 @@
+# cython: language_level=3
+"""Compiled walk of jusText's segmentation and of CNR's nodes (optional accelerator).
+
+:func:`justext_segment` is :func:`scrapy_boilerplate.document._justext_segment` (the
+reference, pure Python, always available) moved onto libxml2's own tree through lxml's
+public C API: the nodes are visited by their ``children`` / ``next`` / ``parent``
+pointers instead of ``lxml.etree.iterwalk`` events, and the walk's state lives in C
+variables. It takes and gives exactly what the Python walk does (the same blocks, the
+same :class:`~scrapy_boilerplate.document.CNRNodes`), rule for rule, in the same order;
+``tests/test_speedups.py`` holds the two to the same output. ``.text`` and ``.tail`` are
+lxml's own (``textOf`` / ``tailOf``), element proxies are lxml's (``elementFactory``), so
+an element in a block is the very element the Python walk would give.
+
+Where the tree holds a node kind the Python walk was never written for (an entity
+reference: not made by the HTML parser), :class:`Unsupported` is raised before anything
+is returned and the caller walks the page in Python.
+
+Built by ``setup.py`` when Cython and a C compiler are at hand; without it the package
+runs on the Python walk, slower and otherwise the same.
+"""
+
+from lxml.includes cimport tree
+from lxml.includes.tree cimport xmlNode
+cimport lxml.includes.etreepublic as cetree
+
+cetree.import_lxml__etree()
+
+
+class Unsupported(Exception):
+    """The tree holds a node the compiled walk does not handle: walk it in Python."""
+
+
+cdef object _TextBlock = None
+cdef object _plain_steps = None
+cdef object _simple_name = None
+cdef object _check = None
+cdef object _block_tags = None
+cdef Py_ssize_t _CACHE_CHAIN = 64
+
+
+cdef _bind():
+    global _TextBlock, _plain_steps, _simple_name, _check, _block_tags, _CACHE_CHAIN
+    from . import document
+    from ._deadline import check
+
+    _TextBlock = document.TextBlock
+    _plain_steps = document._PLAIN_STEPS
+    _simple_name = document._SIMPLE_NAME.match
+    _check = check
+    _block_tags = document.JUSTEXT_BLOCK_TAGS
+    _CACHE_CHAIN = document._CACHE_CHAIN
+
+
+cdef str _xpath_step(str tag, el):
+    """``document._xpath_step``: ``p``, or a name test where a plain step would not work."""
+    raw = el.tag
+    if raw == tag and tag in _plain_steps:  # the common case: a lower-case HTML name
+        return tag
+    if raw[0] == "{":
+        return f"*[local-name()='{tag}']"
+    if _simple_name(tag):
+        return tag
+    return f"*[name()='{el.tag}']"
+
+
+cdef _text_block(str text, element, str tag, str xpath, str tag_path, Py_ssize_t link_chars,
+                 Py_ssize_t index, Py_ssize_t start, Py_ssize_t tags_count):
+    """A ``document.TextBlock`` with every field set as its ``__init__`` sets them (a slots
+    dataclass without ``__post_init__``), without the Python-level call."""
+    b = _TextBlock.__new__(_TextBlock)
+    b.text = text
+    b.element = element
+    b.tag = tag
+    b.xpath = xpath
+    b.tag_path = tag_path
+    b.link_chars = link_chars
+    b.index = index
+    b.start = start
+    b.tags_count = tags_count
+    b.extra = {}
+    b.source_start = 0
+    b.source_end = 0
+    return b
+
+
+cdef str _normalize(str text):
+    """``document.normalize_whitespace``, line for line (jusText's whitespace rule)."""
+    if text.isprintable() and "  " not in text:  # no whitespace but single ASCII spaces
+        return text
+    cdef list lines = text.replace("\r", "\n").split("\n")
+    cdef list parts = [" ".join(line.split()) for line in lines]
+    cdef str body = "\n".join([p for p in parts if p])
+    if not body:  # whitespace only
+        return "\n" if len(lines) > 1 else " "
+    if not parts[0]:  # the first line has no words: the leading run holds a line break
+        body = "\n" + body
+    elif text[0].isspace():
+        body = " " + body
+    if not parts[-1]:
+        body += "\n"
+    elif text[-1].isspace():
+        body += " "
+    return body
+
+
+cdef class _Path:
+    """``document._PathNode``, compiled: the same fields, xpath and dotted path."""
+
+    cdef public str tag
+    cdef public _Path parent
+    cdef public object element
+    cdef public Py_ssize_t position
+    cdef public Py_ssize_t node
+    cdef public bint unwrapped
+    cdef public dict counts
+    cdef str _xpath
+    cdef str _dotted
+
+    def __cinit__(self, str tag, _Path parent, element, Py_ssize_t position,
+                  Py_ssize_t node=-1, bint unwrapped=False):
+        self.tag = tag
+        self.parent = parent
+        self.element = element
+        self.position = position
+        self.node = node
+        self.unwrapped = unwrapped
+        self.counts = {}
+
+    cdef str dotted(self):
+        cdef _Path parent = self.parent
+        cdef _Path n
+        cdef str prefix
+        cdef list chain, tags
+        if self._dotted is None:
+            if parent is not None and parent._dotted is not None:  # the common case
+                if self.unwrapped:
+                    self._dotted = parent._dotted
+                else:
+                    self._dotted = (parent._dotted + "." + self.tag) if parent._dotted else self.tag
+                return self._dotted
+            chain = []
+            n = self
+            while n is not None and n._dotted is None:
+                chain.append(n)
+                n = n.parent
+            prefix = n._dotted if n is not None else ""
+            chain.reverse()
+            if len(chain) > _CACHE_CHAIN:
+                tags = [prefix] if prefix else []
+                tags += [m.tag for m in chain if not m.unwrapped]
+                self._dotted = ".".join(tags)
+            else:
+                for n in chain:
+                    if not n.unwrapped:
+                        prefix = (prefix + "." + n.tag) if prefix else n.tag
+                    n._dotted = prefix
+        return self._dotted
+
+    cdef str xpath(self):
+        cdef _Path parent = self.parent
+        cdef _Path n
+        cdef str prefix
+        cdef list chain
+        if self._xpath is None:
+            if parent is not None and parent._xpath is not None:  # the common case
+                self._xpath = (
+                    f"{parent._xpath}/{_xpath_step(self.tag, self.element)}[{self.position}]"
+                )
+                return self._xpath
+            chain = []
+            n = self
+            while n is not None and n._xpath is None:
+                chain.append(n)
+                n = n.parent
+            prefix = n._xpath if n is not None else ""
+            chain.reverse()
+            if len(chain) > _CACHE_CHAIN:
+                self._xpath = prefix + "".join(
+                    [f"/{_xpath_step(m.tag, m.element)}[{m.position}]" for m in chain]
+                )
+            else:
+                for n in chain:
+                    prefix = f"{prefix}/{_xpath_step(n.tag, n.element)}[{n.position}]"
+                    n._xpath = prefix
+        return self._xpath
+
+
+cdef inline bint _is_walked(xmlNode* c) noexcept:
+    # the nodes iterwalk reports: elements, comments, processing instructions
+    return (
+        c.type == tree.XML_ELEMENT_NODE
+        or c.type == tree.XML_COMMENT_NODE
+        or c.type == tree.XML_PI_NODE
+    )
+
+
+cdef xmlNode* _first_walked(xmlNode* c) except? NULL:
+    """``c`` or its first following sibling that the walk visits (NULL: none)."""
+    while c is not NULL:
+        if _is_walked(c):
+            return c
+        if c.type == tree.XML_ENTITY_REF_NODE:
+            raise Unsupported("entity reference node")
+        c = c.next
+    return NULL
+
+
+cdef class _Para:
+    cdef public _Path path
+    cdef public list chunks
+    cdef public Py_ssize_t link_chars
+    cdef public Py_ssize_t tags_count
+
+    def __cinit__(self, path):
+        self.path = path
+        self.chunks = []
+        self.link_chars = 0
+        self.tags_count = 0
+
+
+cdef class _Walk:
+    """The walk's state: what ``_justext_segment``'s locals and closures hold."""
+
+    cdef list blocks
+    cdef object root
+    cdef Py_ssize_t offset
+    cdef bint record
+    cdef list block_nodes
+
+    cdef close(self, _Para p):
+        if not p.chunks:
+            return
+        cdef str text = _normalize("".join(p.chunks).strip())
+        if not text:  # e.g. a lone <br>: the reference drops paragraphs without text
+            return
+        cdef Py_ssize_t n = len(self.blocks)
+        if not n & 255:
+            _check()  # the page's deadline, every 256 blocks
+        cdef _Path node = p.path
+        if node is None:
+            self.blocks.append(
+                _text_block(text, self.root, "", "/", "", p.link_chars, n, self.offset,
+                            p.tags_count)
+            )
+            if self.record:
+                self.block_nodes.append(0)
+        else:
+            self.blocks.append(
+                _text_block(
+                    text,
+                    node.element,
+                    node.tag,
+                    node.xpath(),
+                    node.dotted(),
+                    p.link_chars,
+                    n,
+                    self.offset,
+                    p.tags_count,
+                )
+            )
+            if self.record:
+                self.block_nodes.append(node.node)
+        self.offset += len(text) + 2
+
+
+def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
+    """:func:`scrapy_boilerplate.document._justext_segment`, compiled (same arguments, same
+    result); raises :class:`Unsupported` on a tree it does not handle."""
+    if _TextBlock is None:
+        _bind()
+    cdef cetree._Element root_el = <cetree._Element?>root
+    cdef cetree._Document cdoc = root_el._doc
+    cdef xmlNode* c_root = root_el._c_node
+    cdef xmlNode* c = c_root
+    cdef xmlNode* nxt
+    if c is NULL or c.type != tree.XML_ELEMENT_NODE:
+        raise Unsupported("root is not an element")
+
+    cdef _Walk w = _Walk()
+    w.blocks = []
+    w.root = root
+    w.offset = 0
+    block_tags = _block_tags
+    cdef _Path path = None
+    cdef _Para para = _Para(None)
+    cdef bint link = False
+    cdef bint br = False
+    pending_ws = None  # reference cleaning: whitespace before an unwrapped tag
+    cdef bint has_unwrapped = bool(unwrapped)
+    cdef bint record = nodes is not None
+    w.record = record
+    cdef list n_menu, n_parent, n_elements, n_ends, n_texts, n_skipped, link_ids, link_texts
+    cdef dict n_index
+    skip_tags = menu_tags = None
+    if record:
+        skip_tags = nodes.skip_tags
+        menu_tags = nodes.menu_tags
+        n_index = nodes.index
+        n_menu = nodes.menu
+        n_parent = nodes.parent
+        n_elements = nodes.elements
+        n_ends = nodes.ends
+        n_texts = nodes.texts
+        n_skipped = nodes.skipped
+        link_ids = nodes.link_ids
+        link_texts = nodes.link_texts
+        w.block_nodes = nodes.block_nodes
+    cdef Py_ssize_t cur = -1  # the open node: at its "end" event, the node that ends
+    cdef Py_ssize_t in_link = 0  # elements open inside the current <a> (the <a> included)
+    cdef Py_ssize_t hidden = 0  # elements open inside a nonContentNode that is no link
+    cdef Py_ssize_t position
+    cdef bint descend, has_text, text_tail, unwrapped_end, is_end
+    cdef list chunks = []  # text of the open link
+    cdef dict root_counts = {}
+    cdef dict names = {}  # tag -> lower-case local name
+    cdef dict counts
+
+    # Pre-order over elements, comments and PIs, as iterwalk(root, events=("start", "end",
+    # "comment", "pi")) reports them: "start" on entering an element (a removed one's
+    # subtree is skipped), "end" on leaving it, one event for a comment or a PI.
+    is_end = False
+    while True:
+        if not is_end:
+            # ---- "start" (an element), or "comment" / "pi"
+            el = cetree.elementFactory(cdoc, c)
+            if c.type == tree.XML_ELEMENT_NODE:
+                raw = el.tag
+                tag = names.get(raw)
+                if tag is None:
+                    tag = raw.lower()
+                    if tag[0] == "{":  # XHTML parsed as XML: compare local names
+                        tag = tag[tag.find("}") + 1 :]
+                    names[raw] = tag
+                counts = path.counts if path is not None else root_counts
+                position = counts.get(tag, 0) + 1
+                counts[tag] = position
+                if el in removed:
+                    if not record:
+                        pass
+                    elif hidden:
+                        hidden += 1
+                    elif in_link:
+                        in_link += 1
+                    else:  # a nonContentNode
+                        n_skipped.append(len(n_parent))
+                        n_parent.append(cur)
+                        cur = len(n_elements)
+                        n_index[el] = cur
+                        n_elements.append(el)
+                        n_ends.append(0)
+                        if raw in menu_tags:
+                            n_menu.append(cur)
+                    is_end = True  # skip_subtree(): its "end" comes next
+                    continue
+                text = cetree.textOf(c)
+                has_text = text is not None and not text.isspace() and len(text) > 0
+                if not record:
+                    pass
+                elif hidden:
+                    hidden += 1
+                elif in_link:  # inside a link: no nodes, only its characters are counted
+                    in_link += 1
+                    if raw in skip_tags:
+                        hidden = 1
+                    elif text:
+                        chunks.append(text)
+                else:
+                    n_parent.append(cur)
+                    cur = len(n_elements)
+                    n_index[el] = cur
+                    n_elements.append(el)
+                    n_ends.append(0)
+                    if raw in menu_tags:
+                        n_menu.append(cur)
+                    if raw in skip_tags:
+                        n_skipped.append(cur)
+                        if raw == "a":
+                            in_link = 1
+                            link_ids.append(cur)
+                            chunks = [text] if text else []
+                        else:
+                            hidden = 1
+                    elif has_text:
+                        n_parent.append(cur)
+                        n_elements.append(el)
+                        n_ends.append(-cur - 2)
+                        n_texts.append(text)
+                if has_unwrapped and tag in unwrapped:
+                    # The reference's Cleaner unwraps the tag: its text joins the text
+                    # slot before it, whitespace included.
+                    path = _Path(tag, path, el, position, cur, True)
+                    text = (pending_ws or "") + (text or "")
+                    if text and not text.isspace():
+                        pending_ws = None
+                        para.chunks.append(text)  # (characters())
+                        if link:
+                            para.link_chars += len(_normalize(text))
+                        br = False
+                    else:
+                        pending_ws = text or None
+                else:
+                    pending_ws = None
+                    path = _Path(tag, path, el, position, cur)
+                    if tag in block_tags or (br and tag == "br"):
+                        if para.chunks:
+                            if tag == "br":
+                                para.tags_count -= 1  # <br><br> separates blocks
+                            w.close(para)
+                            para = _Para(path)
+                        else:  # nothing to keep: reuse the empty paragraph
+                            para.path = path
+                            para.tags_count = 0
+                    else:
+                        br = tag == "br"
+                        if br:
+                            para.chunks.append(" ")
+                        elif tag == "a":
+                            link = True
+                        para.tags_count += 1
+                    if has_text:  # (characters(), inlined)
+                        para.chunks.append(text)
+                        if link:
+                            para.link_chars += len(_normalize(text))
+                        br = False
+                    elif has_unwrapped:
+                        pending_ws = text or None
+                # descend
+                nxt = _first_walked(c.children)
+                if nxt is not NULL:
+                    c = nxt
+                    continue
+                is_end = True
+                continue
+            # a comment or a PI: only its tail is text
+            tail = cetree.tailOf(c)
+            text_tail = tail is not None and len(tail) > 0 and not tail.isspace()
+            if not record or hidden:  # (below a nonContentNode: nothing)
+                pass
+            elif in_link:
+                if tail:
+                    chunks.append(tail)
+            elif text_tail:
+                n_parent.append(cur)
+                n_elements.append(el)
+                n_ends.append(-len(n_parent))
+                n_texts.append(tail)
+        else:
+            # ---- "end" of the element c
+            tail = cetree.tailOf(c)
+            text_tail = tail is not None and len(tail) > 0 and not tail.isspace()
+            if record:
+                if hidden > 1:  # an element below a nonContentNode ended
+                    hidden -= 1
+                else:
+                    hidden = 0  # (when the nonContentNode itself ended)
+                    if in_link > 1:  # an element inside a link ended: its tail is link text
+                        in_link -= 1
+                        if tail:
+                            chunks.append(tail)
+                    else:
+                        if in_link:  # the link ends
+                            in_link = 0
+                            link_texts.append("".join(chunks))
+                        n_ends[cur] = len(n_parent)
+                        cur = n_parent[cur]
+                        if text_tail and cur >= 0:  # the root's tail is outside the tree
+                            n_parent.append(cur)
+                            n_elements.append(cetree.elementFactory(cdoc, c))
+                            n_ends.append(-len(n_parent))
+                            n_texts.append(tail)
+            if path is not None and (<cetree._Element>path.element)._c_node is c:
+                tag = path.tag
+                unwrapped_end = path.unwrapped
+                path = path.parent
+                # an unwrapped tag's tail joins the text slot before it, whitespace included
+                if unwrapped_end and tail and tail.isspace():
+                    if para.chunks and pending_ws is None:
+                        para.chunks.append(tail)
+                    else:
+                        pending_ws = (pending_ws or "") + tail
+                    if c is c_root:
+                        break
+                    nxt = _first_walked(c.next)
+                    if nxt is not NULL:
+                        c = nxt
+                        is_end = False
+                    else:
+                        c = c.parent
+                    continue
+                if not unwrapped_end and tag in block_tags:
+                    if para.chunks:
+                        w.close(para)
+                        para = _Para(path)
+                    else:
+                        para.path = path
+                        para.tags_count = 0
+                if tag == "a":
+                    link = False
+        if text_tail:  # (characters(), inlined)
+            pending_ws = None
+            para.chunks.append(tail)
+            if link:
+                para.link_chars += len(_normalize(tail))
+            br = False
+        elif has_unwrapped:
+            pending_ws = tail or None
+        # next: the following sibling's "start" / event, else the parent's "end"
+        if c is c_root:
+            break
+        nxt = _first_walked(c.next)
+        if nxt is not NULL:
+            c = nxt
+            is_end = False
+        else:
+            c = c.parent
+            is_end = True
+    w.close(para)
+    return w.blocks

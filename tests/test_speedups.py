@@ -1,0 +1,207 @@
+"""The compiled walk (``scrapy_boilerplate._speedups``) against the Python one it replaces.
+
+``document._justext_segment`` is the reference: jusText's segmentation, and CNR's nodes
+recorded on the same walk. The compiled walk must give exactly the same blocks (every
+field, the very same elements) and the same :class:`CNRNodes`, in each of the three ways
+the package walks a page: default cleaning, jusText 3.0.2's cleaning (unwrapped tags), and
+with CNR's nodes recorded. Where the module is not built, these tests skip, unless
+``BOILERPLATE_REQUIRE_SPEEDUPS=1`` (set by .ci/run), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from lxml import etree
+
+from scrapy_boilerplate import document, extract, parse
+from scrapy_boilerplate.document import (
+    JUSTEXT_REFERENCE_REMOVED,
+    JUSTEXT_REFERENCE_UNWRAPPED,
+    CNRNodes,
+    _justext_segment,
+    justext_segment,
+)
+from scrapy_boilerplate.extractors.cnr import MENU_TAGS, NON_CONTENT_TAGS
+from test_properties import pages as generated_pages
+
+try:
+    from scrapy_boilerplate import _speedups
+except ImportError:  # pragma: no cover - depends on the build
+    _speedups = None
+    if os.environ.get("BOILERPLATE_REQUIRE_SPEEDUPS") == "1":
+        raise
+    pytestmark = pytest.mark.skip(reason="scrapy_boilerplate._speedups is not built")
+
+PAGES = Path(__file__).parent / "pages"
+#: What a walk records (the two tag sets are its input).
+NODE_FIELDS = tuple(f for f in CNRNodes.__slots__ if f not in ("skip_tags", "menu_tags"))
+
+
+def _block_fields(blocks: list) -> list[tuple]:
+    return [
+        (b.text, id(b.element), b.tag, b.xpath, b.tag_path, b.link_chars, b.index, b.start,
+         b.tags_count, b.extra, b.source_start, b.source_end)
+        for b in blocks
+    ]  # fmt: skip
+
+
+def _walks(doc: document.Document, mode: str) -> tuple[tuple, tuple]:
+    """(Python walk, compiled walk) of ``doc`` in ``mode``, each as comparable values."""
+    unwrapped: frozenset[str] = frozenset()
+    if mode == "reference":
+        tags = JUSTEXT_REFERENCE_REMOVED
+        if doc.root.tag[0] == "{":
+            tags = frozenset("{*}" + t for t in tags)
+        removed = set(doc.root.iter(*tags))
+        unwrapped = JUSTEXT_REFERENCE_UNWRAPPED
+    else:
+        removed = doc.removed
+    out = []
+    keep = []  # both walks' proxies stay alive, so the same element has the same proxy
+    for walk in (_justext_segment, _speedups.justext_segment):
+        nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS) if mode == "cnr" else None
+        blocks = walk(doc.root, removed, unwrapped, nodes)
+        recorded = (
+            tuple(
+                {id(k): v for k, v in value.items()}
+                if name == "index"
+                else [id(v) for v in value]
+                if name == "elements"
+                else list(value)
+                for name, value in ((f, getattr(nodes, f)) for f in NODE_FIELDS)
+            )
+            if nodes is not None
+            else None
+        )
+        out.append((_block_fields(blocks), recorded))
+        keep.append((blocks, nodes))
+    return out[0], out[1]
+
+
+def _assert_same(doc: document.Document) -> None:
+    for mode in ("default", "reference", "cnr"):
+        python, compiled = _walks(doc, mode)
+        assert compiled == python, mode
+
+
+EDGE_CASES = {
+    "links and hidden parts": (
+        "<html><body><div>Intro <a href='/x'>a <b>bold</b> link<script>x()</script> "
+        "tail</a> after<!-- note --> text<?pi data?> more</div>"
+        "<nav><a href='/1'>One</a> <a href='/2'>Two</a></nav>"
+        "<p style='display:none'>hidden</p><p hidden>also hidden</p></body></html>"
+    ),
+    "br runs and inline": (
+        "<body><div>one<br>two<br><br>three<br> <br>four<span>five<br><br>six</span>"
+        "</div><p>a<br/>b</p></body>"
+    ),
+    "unwrapped tags": (
+        "<body><form> <p>in form</p> text <input value='x'> tail </form>"
+        "<div>x <iframe>frame</iframe> <object> obj <param> </object> y</div></body>"
+    ),
+    "comments with tails in links": (
+        "<body><p><a href='#'>x<!-- c -->tail<?p q?>more<svg><text>s</text></svg>t</a></p></body>"
+    ),
+    "text around the body": "lead text<p>para</p>trailing<div>block</div>end",
+    "tables": (
+        "<table><tr><td>a</td><td>b <a href='#'>c</a></td></tr>"
+        "<tr><th>h</th><td><ul><li>one</li><li>two</li></ul></td></tr></table>"
+    ),
+    "headings and prefixed tags": (
+        "<body><h1>Title</h1><o:p>word</o:p><My-Tag>mixed</My-Tag><h2>Sub</h2><p>text</p></body>"
+    ),
+    "noscript with content": "<body><noscript>" + "<p>forum post text</p>" * 60 + "</noscript>",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_CASES))
+def test_edge_cases(name: str) -> None:
+    _assert_same(parse(EDGE_CASES[name]))
+
+
+@pytest.mark.parametrize("path", sorted(PAGES.glob("*.html")), ids=lambda p: p.stem)
+def test_fixture_pages(path: Path) -> None:
+    _assert_same(parse(path.read_bytes()))
+
+
+def test_xhtml_namespaced_tree() -> None:
+    xhtml = (
+        b'<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>t'
+        b"</title></head><body><div><p>namespaced <a href='#'>link</a> text</p>"
+        b"<script>x()</script></div></body></html>"
+    )
+    root = etree.fromstring(xhtml)
+    assert root.tag[0] == "{"
+    _assert_same(parse(root))
+
+
+def test_deep_tree_needs_no_recursion() -> None:
+    depth = 5000
+    html = "<body>" + "<div>" * depth + "deep text" + "</div>" * depth + "</body>"
+    doc = parse(html)
+    _assert_same(doc)
+
+
+def test_removed_root() -> None:
+    root = etree.fromstring("<html hidden=''><body><p>text</p></body></html>", etree.HTMLParser())
+    doc = parse(root)
+    assert root in doc.removed
+    _assert_same(doc)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated_pages)
+def test_generated_pages(html: str) -> None:
+    try:
+        doc = parse(html)
+    except Exception:  # unsupported input: nothing to walk
+        return
+    _assert_same(doc)
+
+
+def test_entity_reference_is_refused() -> None:
+    """A node kind the compiled walk was not written for (the HTML parser makes none)."""
+    doc = parse("<body><p>one</p><p>two</p><div>three</div></body>")
+    doc.root.find("body/div").append(etree.Entity("nbsp"))
+    with pytest.raises(_speedups.Unsupported):
+        _speedups.justext_segment(
+            doc.root, doc.removed, frozenset(), CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
+        )
+
+
+def test_refused_tree_is_walked_again_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the compiled walk recorded before it gave up is forgotten."""
+    doc = parse((PAGES / "recipe.html").read_bytes())
+
+    def gives_up(root, removed, unwrapped, nodes):
+        _speedups.justext_segment(root, removed, unwrapped, nodes)  # records everything
+        raise _speedups.Unsupported("test")
+
+    monkeypatch.setattr(document, "_compiled_segment", gives_up)
+    nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
+    blocks = justext_segment(doc.root, doc.removed, frozenset(), nodes)
+    expected_nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
+    expected = _justext_segment(doc.root, doc.removed, frozenset(), expected_nodes)
+    assert _block_fields(blocks) == _block_fields(expected)
+    for name in NODE_FIELDS:
+        assert getattr(nodes, name) == getattr(expected_nodes, name), name
+
+
+def test_extractions_equal_without_speedups(monkeypatch: pytest.MonkeyPatch) -> None:
+    html = (PAGES / "news_article.html").read_text()
+    compiled = [extract(html, m).to_dict() for m in ("justext", "cnr")]
+    monkeypatch.setattr(document, "SPEEDUPS", False)
+    python = [extract(html, m).to_dict() for m in ("justext", "cnr")]
+    assert compiled == python
+
+
+def test_deadline_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scrapy_boilerplate._deadline import ExtractionTimeout, deadline
+
+    doc = parse("<body>" + "<p>block</p>" * 600 + "</body>")
+    with deadline(0.0), pytest.raises(ExtractionTimeout):
+        _speedups.justext_segment(doc.root, doc.removed)
