@@ -205,3 +205,53 @@ def test_deadline_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     doc = parse("<body>" + "<p>block</p>" * 600 + "</body>")
     with deadline(0.0), pytest.raises(ExtractionTimeout):
         _speedups.justext_segment(doc.root, doc.removed)
+
+
+REMOVED_CASES = {
+    "tags, attributes and styles": (
+        "<html><head><title>t</title></head><body><script>x</script><p hidden>h</p>"
+        "<input type=' HIDDEN '><input type='text'><div style='DISPLAY : none'>d</div>"
+        "<div style='visibility:hidden'>v</div><div style='color:red'>c</div>"
+        "<span style='visibility: h\u0131dden'>dotless i, as re.I matches it</span>"
+        "<div hidden id='S:0'>React's streamed content is kept</div><svg><p>in svg</p></svg>"
+        "</body></html>"
+    ),
+    "noscript short and long": (
+        "<body><noscript>enable JavaScript</noscript><noscript>"
+        + "<p>a forum post that clients without JavaScript read</p>" * 20
+        + "</noscript><noscript hidden>"
+        + "long text " * 100
+        + "</noscript></body>"
+    ),
+    "a second top element": (
+        "<html><body>x<p style='display:none'>y</p></body></html>"
+        "<html><body><input type=hidden><p hidden>z</p><script>s</script></body></html>"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REMOVED_CASES))
+def test_find_removed_equals_python(name: str) -> None:
+    root = parse(REMOVED_CASES[name]).root
+    assert _speedups.find_removed(root) == document._find_removed(root)
+
+
+def test_find_removed_on_pages_and_xhtml() -> None:
+    roots = [parse(p.read_bytes()).root for p in sorted(PAGES.glob("*.html"))]
+    roots.append(
+        etree.fromstring(
+            b'<html xmlns="http://www.w3.org/1999/xhtml"><head><title>t</title></head><body>'
+            b"<p style='display:none'>x</p><script>y</script><p>z</p></body></html>"
+        )
+    )
+    for root in roots:
+        expected = document._find_removed(root)
+        assert expected and _speedups.find_removed(root) == expected
+
+
+def test_find_removed_below_the_top_element_falls_back() -> None:
+    root = parse(REMOVED_CASES["tags, attributes and styles"]).root
+    body = root.find("body")
+    with pytest.raises(_speedups.Unsupported):
+        _speedups.find_removed(body)
+    assert document.find_removed(body) == document._find_removed(body)

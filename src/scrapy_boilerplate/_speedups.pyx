@@ -19,6 +19,8 @@ Built by ``setup.py`` when Cython and a C compiler are at hand; without it the p
 runs on the Python walk, slower and otherwise the same.
 """
 
+from libc.string cimport strcmp
+
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
 cimport lxml.includes.etreepublic as cetree
@@ -36,10 +38,18 @@ cdef object _simple_name = None
 cdef object _check = None
 cdef object _block_tags = None
 cdef Py_ssize_t _CACHE_CHAIN = 64
+cdef list _removed_tag_bytes = []  # keeps the strings that _removed_tag_names points into
+cdef const char* _removed_tag_names[64]
+cdef Py_ssize_t _removed_tag_count = 0
+cdef object _text_length = None
+cdef Py_ssize_t _noscript_chars = 0
+cdef object _react_streamed = None
+cdef object _hidden_style = None
 
 
 cdef _bind():
     global _TextBlock, _plain_steps, _simple_name, _check, _block_tags, _CACHE_CHAIN
+    global _removed_tag_count, _text_length, _noscript_chars, _react_streamed, _hidden_style
     from . import document
     from ._deadline import check
 
@@ -49,6 +59,17 @@ cdef _bind():
     _check = check
     _block_tags = document.JUSTEXT_BLOCK_TAGS
     _CACHE_CHAIN = document._CACHE_CHAIN
+    names = sorted(document.REMOVED_TAGS)
+    if len(names) > 64:
+        raise RuntimeError("REMOVED_TAGS holds more than 64 tags")
+    _removed_tag_bytes[:] = [name.encode() for name in names]
+    for i, name in enumerate(_removed_tag_bytes):
+        _removed_tag_names[i] = name
+    _removed_tag_count = len(names)
+    _text_length = document._text_length
+    _noscript_chars = document.NOSCRIPT_CONTENT_CHARS
+    _react_streamed = document._REACT_STREAMED.match
+    _hidden_style = document._HIDDEN_STYLE.search
 
 
 cdef str _xpath_step(str tag, el):
@@ -516,3 +537,105 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
             is_end = True
     w.close(para)
     return w.blocks
+
+
+cdef inline bint _is_removed_tag(const unsigned char* name) noexcept:
+    """Is ``name`` in ``document.REMOVED_TAGS`` (exactly, as ``root.iter(*tags)`` matches)?"""
+    cdef Py_ssize_t i
+    for i in range(_removed_tag_count):
+        if strcmp(<const char*>name, _removed_tag_names[i]) == 0:
+            return True
+    return False
+
+
+cdef inline bint _name_is(const unsigned char* name, const char* expected) noexcept:
+    return strcmp(<const char*>name, expected) == 0
+
+
+def find_removed(root):
+    """:func:`scrapy_boilerplate.document._find_removed`, compiled: one pass over the tree
+    instead of ``root.iter(*tags)`` and three XPath attribute scans, the same set.
+
+    Like ``//@style | //@hidden | //@type``, the attributes of the whole document are
+    read (an HTML document can have more than one top element); the tags only under
+    ``root``, like ``root.iter(*tags)``. Where ``root`` is not a top element of its
+    document, :class:`Unsupported` sends the caller to the Python function.
+    """
+    if _TextBlock is None:
+        _bind()
+    cdef cetree._Element root_el = <cetree._Element?>root
+    cdef cetree._Document cdoc = root_el._doc
+    cdef xmlNode* c_root = root_el._c_node
+    if c_root is NULL or c_root.type != tree.XML_ELEMENT_NODE:
+        raise Unsupported("root is not an element")
+    if c_root.parent is NULL or (
+        c_root.parent.type != tree.XML_DOCUMENT_NODE
+        and c_root.parent.type != tree.XML_HTML_DOCUMENT_NODE
+    ):
+        raise Unsupported("root is not the document's top element")
+    cdef bint namespaced = root.tag[0] == "{"
+    removed = set()
+    cdef xmlNode* top = _first_element(c_root.parent.children)
+    while top is not NULL:
+        _scan_removed(cdoc, top, top is c_root, namespaced, removed)
+        top = _first_element(top.next)
+    return removed
+
+
+cdef _scan_removed(cetree._Document cdoc, xmlNode* top, bint tags, bint namespaced, set removed):
+    """Add the removed elements of the subtree of ``top`` to ``removed`` (by their tag too
+    when ``tags``)."""
+    cdef xmlNode* c = top
+    cdef xmlNode* nxt
+    cdef tree.xmlAttr* attr
+    cdef bint by_tag
+    while True:
+        # root.iter(*tags): a plain name matches elements without a namespace only,
+        # "{*}name" (a namespaced root) any element of that local name
+        by_tag = tags and (namespaced or c.ns is NULL) and _is_removed_tag(c.name)
+        el = None
+        if by_tag:
+            el = cetree.elementFactory(cdoc, c)
+            if not (
+                _name_is(c.name, b"noscript")
+                and _text_length(el, _noscript_chars) >= _noscript_chars
+            ):
+                removed.add(el)
+        # //@hidden, //@type, //@style: attributes without a namespace
+        attr = c.properties
+        while attr is not NULL:
+            if attr.ns is NULL and (
+                _name_is(attr.name, b"hidden")
+                or _name_is(attr.name, b"type")
+                or _name_is(attr.name, b"style")
+            ):
+                if el is None:
+                    el = cetree.elementFactory(cdoc, c)
+                if _name_is(attr.name, b"hidden"):
+                    if not _react_streamed(el.get("id") or ""):
+                        removed.add(el)
+                elif _name_is(attr.name, b"type"):
+                    if el.get("type").strip().lower() == "hidden":
+                        removed.add(el)
+                elif _hidden_style(el.get("style")):
+                    removed.add(el)
+            attr = attr.next
+        nxt = _first_element(c.children)
+        if nxt is not NULL:
+            c = nxt
+            continue
+        # next: the following sibling, else the next sibling of the closest ancestor
+        while c is not top:
+            nxt = _first_element(c.next)
+            if nxt is not NULL:
+                c = nxt
+                break
+            c = c.parent
+        else:
+            return
+
+
+cdef inline xmlNode* _first_element(xmlNode* c) noexcept:
+    while c is not NULL and c.type != tree.XML_ELEMENT_NODE:
+        c = c.next
+    return c

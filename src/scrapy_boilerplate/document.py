@@ -250,7 +250,7 @@ class Document:
     def removed(self) -> set[Any]:
         """Elements whose subtree is not page text: scripts, styles, hidden elements, ..."""
         if self._removed is None:
-            self._removed = _find_removed(self.root)
+            self._removed = find_removed(self.root)
         return self._removed
 
     def is_removed(self, el: Any) -> bool:
@@ -571,6 +571,16 @@ def _lang(root: Any) -> str | None:
         if value.strip():
             return value.strip().split(",")[0].strip()
     return None
+
+
+def find_removed(root: Any) -> set[Any]:
+    """:func:`_find_removed`, compiled where ``_speedups`` is built (the same set)."""
+    if _compiled_find_removed is not None and SPEEDUPS:
+        try:
+            return _compiled_find_removed(root)
+        except _CompiledUnsupported:
+            pass
+    return _find_removed(root)
 
 
 def _find_removed(root: Any) -> set[Any]:
@@ -1300,7 +1310,8 @@ def _build_cdom(doc: Document) -> CNode:
 SPEEDUPS = True
 try:  # the optional compiled walk (setup.py builds it); it imports this module lazily
     from ._speedups import Unsupported as _CompiledUnsupported
+    from ._speedups import find_removed as _compiled_find_removed
     from ._speedups import justext_segment as _compiled_segment
 except ImportError:  # not built: the pure-Python walk
-    _compiled_segment = None
+    _compiled_segment = _compiled_find_removed = None
     _CompiledUnsupported = None
