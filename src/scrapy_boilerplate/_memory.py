@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 _LOCK = threading.Lock()
-_LAST = [0.0]
+_LAST = [float("-inf")]
 _LIBC: list[Any] = []  # [] not looked up yet, [None] no malloc_trim here, [func]
 
 
