@@ -18,6 +18,7 @@ from scrapy_boilerplate.extractors.web2text.features import N_BLOCK, N_EDGE
 from scrapy_boilerplate.extractors.web2text.model import (
     CHUNK,
     DEFAULT_MODEL,
+    FEATURE_VERSION,
     ModelError,
     load_model,
 )
@@ -47,7 +48,7 @@ def test_web2text_is_registered_and_the_model_ships_in_the_package():
     assert DEFAULT_MODEL.with_suffix(".json").is_file()
     assert (DEFAULT_MODEL.parent / "MODEL_CARD.md").is_file()
     meta = load_model().metadata
-    assert str(meta["feature_version"]) == "1"
+    assert str(meta["feature_version"]) == FEATURE_VERSION
     assert meta["train_pages"] > 100
     assert load_model("cleaneval").metadata["model"] == "cleaneval"
 

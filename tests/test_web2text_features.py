@@ -18,6 +18,7 @@ from scrapy_boilerplate.extractors.web2text.features import (
     EDGE_FEATURE_NAMES,
     N_BLOCK,
     N_EDGE,
+    STOPWORDS,
     block_features,
     edge_features,
     page_features,
@@ -98,6 +99,22 @@ def test_duplicates_and_class_path_b1_b3():
     same = [block(row, "r_same_class_path") for row in b]
     expected = [2 / n, 2 / n, 2 / n, 2 / n, 1 / n] + [11 / n] * 11 + [10 / n] * 10
     assert same == pytest.approx(expected, rel=1e-6)
+
+
+def test_class_path_compares_class_names_not_attribute_strings():
+    # As the authors' classSelector (Jsoup classNames()): "a  b ", "a b" and "a b a" are
+    # the same classes; class="" and "  " are no class at all.
+    html = page(
+        '<div class="a  b "><p>One</p></div><div class="a b"><p>Two</p></div>'
+        '<div class="a b a"><p>Three</p></div><div class="b a"><p>Four</p></div>'
+        '<div class=""><p>Five</p></div><div class="  "><p>Six</p></div><div><p>Seven</p></div>'
+    )
+    texts, b, _ = features(html)
+    n = len(texts)
+    assert n == 7
+    same = [block(row, "r_same_class_path") for row in b]
+    # div.a.b x3, div.b.a (order kept, as the authors' small Scala sets), div x3
+    assert same == pytest.approx([3 / n, 3 / n, 3 / n, 1 / n, 3 / n, 3 / n, 3 / n])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,15 +302,25 @@ def test_block_text_features_are_clipped(text_page):
     )
 
 
-def test_stopwords_default_to_the_english_list_and_match_lower_case():
-    html = page("<p>THE Of tHe cat</p><p>cat dog</p>")
+def test_stopwords_default_to_the_authors_list_and_match_lower_case():
+    html = page("<p>THE Of tHe cat</p><p>cat dog</p><p>Album and by ourselves</p>")
     _, b, _ = features(html, stopwords=frozenset({"the", "of"}))
     assert block(b[0], "stopword_ratio") == pytest.approx(3 / 4)  # THE Of tHe of 4 words
     assert block(b[1], "has_stopword") == 0
-    _, default, _ = features(html)  # jusText's English stoplist holds "the" and "of"
-    assert block(default[0], "has_stopword") == 1
+    # The default is the authors' list (Settings.stopwords, 122 words): "the" and "of" are
+    # in it, "and" and "by" were taken out of it, "album" (in jusText's list) never was,
+    # "ourselves" is (not in jusText's): 1 stopword of 4 words.
+    _, default, _ = features(html)
+    assert block(default[0], "stopword_ratio") == pytest.approx(3 / 4)
+    assert block(default[2], "stopword_ratio") == pytest.approx(1 / 4)
     _, none, _ = features(html, stopwords=frozenset())
     assert block(none[0], "has_stopword") == 0
+
+
+def test_default_stopwords_are_the_authors_list():
+    assert len(STOPWORDS) == 122
+    assert {"the", "of", "a", "ourselves", "cannot", "ought"} <= STOPWORDS
+    assert not {"and", "by", "album", "also"} & STOPWORDS
 
 
 def test_relative_position_counts_source_code_characters():

@@ -108,7 +108,7 @@ def test_train_command_writes_a_model_the_extractor_loads(pairs: Path, tmp_path:
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     out = tmp_path / "mine.onnx"
-    code = main(["train", str(pairs), "--out", str(out), "--iterations", "300", "--seed", "1"])
+    code = main(["train", str(pairs), "--out", str(out), "--iterations", "600", "--seed", "1"])
     captured = capsys.readouterr()
     assert code == EXIT_OK, captured.err
     assert f"--model {out}" in captured.out

@@ -56,9 +56,11 @@ dalab/web2text, ``features/extractor/*.scala`` and ``cdom/NodeProperties.scala``
   ``frame``), ``<br>`` or ``<hr>`` lies between the two texts in document order, removed
   elements included: what an unstyled browser would render as a new line.
 * **Words** are maximal ``\\w+`` runs (the authors split on ``\\W+``; Python's ``\\w`` is
-  Unicode, Java's was ASCII). Stopwords are matched lower-cased (the authors matched
-  case-sensitively against a lower-case list). Capital words start with an upper-case
-  character.
+  Unicode, Java's was ASCII). Capital words start with an upper-case character.
+* **Stopwords** (b7, b8): the paper's "our stopword list" is the authors' own
+  (``Settings.stopwords``, 122 English words without "and" and "by"): :data:`STOPWORDS`.
+  They are matched lower-cased (the authors matched case-sensitively against the
+  lower-case list, so a sentence-initial "The" was no stopword there).
 * **Sentences** (b13, b25): the authors' splitter ``(?<=[.?!;])\\s+(?=\\p{Lu})``, i.e. one
   more sentence per ``.?!;`` followed by white space and an upper-case letter.
 * **Punctuation** (b10, b14, b23, b24): ``. , ? ; : !`` (the printed set lost the period;
@@ -70,7 +72,9 @@ dalab/web2text, ``features/extractor/*.scala`` and ``cdom/NodeProperties.scala``
   ``count > 10``). The class path of a block is the chain of CDOM nodes from the root
   down to it, each as its merged tags and their ``class`` attributes (the code's
   ``classSelector``); b3 is the share of the page's blocks with the same path (the code
-  divides two integers, a bug that makes it 0 almost always; the paper says ratio).
+  divides two integers, a bug that makes it 0 almost always; the paper says ratio). Class
+  names are compared as Jsoup's ``classNames()`` gives them (split on white space, each
+  once, in order), not as raw attribute strings.
 * **Parent tags b49-b68** are the printed list, the code's ``nodeSelection``, with ``ul``
   twice (so b55 == b63; the second is named ``p_tag_ul_2``). A tag feature is 1 when any
   of the node's merged tags is that tag. Leaf tags b110-b128 are likewise the printed
@@ -114,6 +118,7 @@ __all__ = [
     "EDGE_FEATURE_NAMES",
     "N_BLOCK",
     "N_EDGE",
+    "STOPWORDS",
     "block_features",
     "edge_features",
     "page_features",
@@ -314,12 +319,24 @@ def _class_table() -> np.ndarray:
     return table
 
 
-@lru_cache(maxsize=1)
-def _english_stopwords() -> frozenset[str]:
-    """The English stoplist the project ships (jusText's), read once."""
-    from ..justext.languages import stoplist
-
-    return stoplist("English")
+#: The authors' English stopword list (``Settings.stopwords``: 122 words, "and" and "by"
+#: left out on purpose), the paper's "our stopword list" of b7 / b8.
+STOPWORDS: frozenset[str] = frozenset(
+    {
+        "a", "about", "above", "after", "again", "against", "all", "am", "an", "any", "are",
+        "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+        "but", "cannot", "could", "did", "do", "does", "doing", "down", "during", "each", "few",
+        "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers",
+        "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+        "itself", "me", "more", "most", "my", "myself", "no", "nor", "not", "of", "off", "on",
+        "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over",
+        "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their",
+        "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those",
+        "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what",
+        "when", "where", "which", "while", "who", "whom", "why", "with", "would", "you", "your",
+        "yours", "yourself", "yourselves"
+    }
+)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -495,6 +512,17 @@ class _Tree:
     owner: dict[Any, int]  # lxml element -> index of the node that merged it
 
 
+def _class_names(value: str | None) -> tuple[str, ...] | None:
+    """An element's class names as in the class path: whitespace-separated, each once, in
+    order (Jsoup's ``classNames()``); None without any."""
+    if not value:
+        return None
+    names = value.split()
+    if len(names) == 1:
+        return (names[0],)
+    return tuple(dict.fromkeys(names)) or None
+
+
 def _flatten(doc: Document, n: int) -> _Tree:
     """One iterative pre-order pass over the Collapsed DOM.
 
@@ -535,11 +563,11 @@ def _flatten(doc: Document, n: int) -> _Tree:
             if len(elements) == 1:
                 el = elements[0]
                 owner[el] = i
-                classes = el.get("class")
+                classes = _class_names(el.get("class"))
             else:
                 for el in elements:
                     owner[el] = i
-                classes = tuple([el.get("class") for el in elements])
+                classes = tuple([_class_names(el.get("class")) for el in elements])
         chain_of.append(cid)
         key = (parent_path, cid, classes)
         pid = path_ids.get(key)
@@ -748,7 +776,7 @@ class _PageFeatures:
 def _compute(doc: Document, stopwords: frozenset[str] | None) -> _PageFeatures:
     """Compute the block and edge matrices of a page (see the module docstring)."""
     if stopwords is None:
-        stopwords = _english_stopwords()
+        stopwords = STOPWORDS
     blocks = doc.leaf_blocks()
     n = len(blocks)
     if n == 0:
@@ -860,7 +888,7 @@ def block_features(doc: Document, stopwords: frozenset[str] | None = None) -> np
 
     Row ``i`` describes ``doc.leaf_blocks()[i]``; columns follow
     :data:`BLOCK_FEATURE_NAMES`. Values are clipped as the paper says, not standardised.
-    ``stopwords`` (lower-case words) defaults to the project's English stoplist.
+    ``stopwords`` (lower-case words) defaults to the authors' list, :data:`STOPWORDS`.
     """
     return _features(doc, stopwords).block.copy()
 

@@ -36,7 +36,7 @@ MODEL_DIR = Path(__file__).resolve().parent / "model"
 DEFAULT_MODEL = MODEL_DIR / "web2text.onnx"
 #: Bump when the features change meaning or order: a model trained on another version
 #: is refused with a message, rather than silently mislabelling pages.
-FEATURE_VERSION = "1"
+FEATURE_VERSION = "2"
 CHUNK = 4096
 MARGIN = 3
 
