@@ -136,15 +136,66 @@ def test_cli_entities_prints_json(tmp_path, capsys):
     assert sb.extract_entities is extract_entities
 
 
+def _marked(html, query, flag):
+    """The entity lists of ``html``'s candidates with the feature ``flag`` for ``query``,
+    and every candidate's features by its entities."""
+    pc = PageCandidates(sb.parse(html))
+    feats = pc.features(query)
+    lists = [c.entities for c, f in zip(pc.candidates, feats, strict=True) if flag in f]
+    return lists, {tuple(c.entities): f for c, f in zip(pc.candidates, feats, strict=True)}
+
+
 def test_context_best_marks_the_lists_whose_context_best_matches_the_query():
     html = (
         "<html><body><h2>Staff</h2><ul><li>Ann Lee</li><li>Bo Chan</li></ul>"
         "<h2>PhD students</h2><ul><li>Cy Dunn</li><li>Di Eck</li></ul></body></html>"
     )
-    pc = PageCandidates(sb.parse(html))
-    feats = pc.features("who are the current phd students")
-    marked = [c.entities for c, f in zip(pc.candidates, feats, strict=True)
-              if "Q:CONTEXT-BEST" in f]  # fmt: skip
+    marked, _ = _marked(html, "who are the current phd students", "Q:CONTEXT-BEST")
     assert marked == [["Cy Dunn", "Di Eck"]]
     # no overlap anywhere: no candidate is marked
-    assert not any("Q:CONTEXT-BEST" in f for f in pc.features("hiking trails"))
+    assert _marked(html, "hiking trails", "Q:CONTEXT-BEST")[0] == []
+
+
+def test_near_best_marks_the_list_under_the_nearest_matching_heading():
+    # both lists have "Courses" and "Teaching" somewhere above them; only the first has
+    # "Courses" as its own, nearest heading ("teach" meets "Teaching" through the stemmer)
+    html = (
+        "<html><body><h2>Teaching</h2>"
+        "<div><h3>Courses</h3><ul><li>CS 101 Programming</li><li>CS 240 Compilers</li></ul></div>"
+        "<div><h3>Students</h3><ul><li>Ann Lee</li><li>Bo Chan</li></ul></div>"
+        "</body></html>"
+    )
+    near, feats = _marked(html, "What courses does this person teach?", "Q:NEAR-BEST")
+    # (a context is read from the first two nodes: the list of every item shares it)
+    assert ["CS 101 Programming", "CS 240 Compilers"] in near
+    assert ["Ann Lee", "Bo Chan"] not in near
+    courses = feats["CS 101 Programming", "CS 240 Compilers"]
+    students = feats["Ann Lee", "Bo Chan"]
+    # "does", "this" and "person" occur around no list of the page: they do not count
+    assert "Q:CONTEXT-OVERLAP:<=1.0" in courses and "Q:CONTEXT-BEST" in courses
+    assert "Q:CONTEXT-OVERLAP:<=0.5" in students and "Q:CONTEXT-BEST" not in students
+
+
+def test_label_best_marks_the_list_after_a_matching_bold_line():
+    html = (
+        "<html><body><div><p><b>Current students:</b></p>"
+        "<ul><li>Ann Lee</li><li>Bo Chan</li></ul>"
+        "<p><b>Alumni:</b></p><ul><li>Cy Dunn</li><li>Di Eck</li></ul></div></body></html>"
+    )
+    query = "Who are the alumni or formerly advised people?"
+    assert _marked(html, query, "Q:LABEL-BEST")[0] == [["Cy Dunn", "Di Eck"]]
+    assert _marked(html, query, "Q:NEAR-BEST")[0] == []  # no heading element on the page
+
+
+def test_context_of_a_list():
+    from scrapy_boilerplate.entities.features import _stems, context_of
+
+    html = (
+        "<html><body><h1>Clinic</h1><div><h2>Our Locations</h2><p>Open every day</p>"
+        "<ul><li>12 Main St</li><li>3 Elm St</li></ul></div></body></html>"
+    )
+    pc = PageCandidates(sb.parse(html))
+    ctx = context_of(next(c for c in pc.candidates if c.entities == ["12 Main St", "3 Elm St"]))
+    assert (ctx.near, ctx.label) == ("Our Locations", "Open every day")
+    assert ctx.text == "Our Locations Clinic"
+    assert _stems("Locations") == _stems("located")

@@ -22,8 +22,8 @@ from .features import (
     PageIndex,
     Part,
     Query,
-    best_context,
-    context_text,
+    best_overlaps,
+    context_of,
     denotation_names,
     list_text,
     node_names,
@@ -78,10 +78,10 @@ class PageCandidates:
             max_predicates=max_predicates,
             index=self.page,
         )
-        contexts: dict[Any, str] = {}
+        contexts: dict[Any, Any] = {}
         texts: dict[tuple[str, ...], Any] = {}
         self.texts = [  # what the query features read, query-independent
-            list_text(c, context_text(c, memo=contexts), texts) for c in self.candidates
+            list_text(c, context_of(c, contexts), texts) for c in self.candidates
         ]
         # Query-independent features, kept in parts: the structural ones as node lists
         # (their names are shared by every candidate with the same list at some level),
@@ -125,12 +125,12 @@ class PageCandidates:
 
     def _query_features(self, query: str) -> list[dict[str, float]]:
         """Every candidate's query features."""
-        q = Query(query)
-        best = best_context(q, self.texts)
+        q = Query(query).on_page(self.texts)
+        best = best_overlaps(q, self.texts)
         out = []
         for cand, text in zip(self.candidates, self.texts, strict=True):
             feats: dict[str, float] = {}
-            query_features(feats, q, cand, text=text, best_context=best)
+            query_features(feats, q, cand, text=text, best=best)
             out.append(feats)
         return out
 

@@ -7,10 +7,13 @@ abstract token, and the histogram of the tokens gives ENTROPY (normalised to 1),
 value for tokens with finitely many values, and MEAN / STD for real-valued tokens. Real
 values become indicator features by binning (:func:`bin_value`).
 
-Query features (beyond the paper's, as section 4.6 asks for): the query's content words
-against the headings and text just before the list (the nearest preceding heading, table
-caption or header cells), against the entities themselves, and conjunctions of the query's
-last word with the entities' majority part-of-speech pattern.
+Query features (beyond the paper's, as section 4.6 asks for): the query's content words,
+Porter-stemmed, against the text around the list (all of it: table header cells and
+captions, then the headings above it; the nearest of those headings alone; the label, the
+short text just before it), each as a binned share of the query's words that the page
+uses around some list, with a flag for the lists of the page that reach the best share;
+the query's words against the entities themselves; and conjunctions of the query's last
+word with the entities' majority part-of-speech pattern.
 """
 
 from __future__ import annotations
@@ -322,8 +325,21 @@ def query_words(query: str) -> list[str]:
     return [w for w in (m.group(0).lower() for m in _WORD.finditer(query)) if w not in _STOP]
 
 
+@lru_cache(maxsize=1)
+def _stemmer() -> Callable[[str], str]:
+    """Porter's stemmer (NLTK's, pure Python and data-free; NLTK comes with textblob), so
+    that "teach" meets "Teaching" and "located" meets "Locations"; a plural-folding rule if
+    NLTK is missing."""
+    try:
+        from nltk.stem.porter import PorterStemmer
+    except ImportError:  # pragma: no cover - nltk comes with textblob
+        return lambda w: w[:-1] if len(w) > 3 and w.endswith("s") else w
+    return PorterStemmer().stem
+
+
+@lru_cache(maxsize=200000)
 def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+    return _stemmer()(word)
 
 
 @lru_cache(maxsize=100000)
@@ -332,68 +348,96 @@ def _stems(text: str) -> frozenset[str]:
     return frozenset(_stem(m.group(0).lower()) for m in _WORD.finditer(text))
 
 
-def context_text(cand: Candidate, limit: int = 300, memo: dict[Any, str] | None = None) -> str:
-    """The headings and text just before the list: header cells and captions of a table
-    around it, then the nearest preceding headings (document order, up the tree).
+@dataclass(frozen=True)
+class Context:
+    """The text around a list: ``text`` the header cells and captions of a table around
+    it and the headings above it (nearest first, up the tree), ``near`` the nearest of
+    those headings, ``label`` the text of the nearest preceding element with text when
+    shorter than 100 characters (a bold line or a paragraph used as a heading)."""
 
-    It depends only on the lowest common ancestor of the first two nodes: ``memo``
-    (one per page) keeps it by that ancestor, which the columns of a table share."""
+    text: str
+    near: str
+    label: str
+
+
+def context_of(cand: Candidate, memo: dict[Any, Context] | None = None) -> Context:
+    """The :class:`Context` of ``cand``. It depends only on the lowest common ancestor of
+    the first two nodes: ``memo`` (one per page) keeps it by that ancestor, which the
+    columns of a table share."""
     first = cand.nodes[0]
-    # lowest common ancestor of the first two nodes
     anc = set(first.iterancestors())
     lca = next((a for a in cand.nodes[1].iterancestors() if a in anc), None)
     key = lca if lca is not None else first
     if memo is not None:
-        text = memo.get(key)
-        if text is None:
-            text = memo[key] = _context_of(first, lca, limit)
-        return text
-    return _context_of(first, lca, limit)
+        ctx = memo.get(key)
+        if ctx is None:
+            ctx = memo[key] = _context_of(first, lca)
+        return ctx
+    return _context_of(first, lca)
 
 
-def _context_of(first: Any, lca: Any, limit: int) -> str:
-    parts: list[str] = []
+def context_text(cand: Candidate, memo: dict[Any, Context] | None = None) -> str:
+    """The headings and text just before the list (:attr:`Context.text`)."""
+    return context_of(cand, memo).text
+
+
+def _text(el: Any) -> str:
+    return " ".join(" ".join(el.itertext()).split())
+
+
+def _context_of(first: Any, lca: Any) -> Context:
+    table: list[str] = []
     if lca is not None:
         for h in lca.iter("th", "caption"):
-            parts.append(" ".join(h.itertext()))
-            if sum(map(len, parts)) > limit:
+            table.append(_text(h))
+            if sum(map(len, table)) > 300:
                 break
+    heads: list[str] = []
+    label = None
     n = lca if lca is not None else first
     steps = 0
-    while n is not None and steps < 50 and sum(map(len, parts)) < 2 * limit:
+    while n is not None and steps < 50 and len(heads) < 8:
         for sib in n.itersiblings(preceding=True):
             steps += 1
             if not isinstance(sib.tag, str):
                 continue
+            if label is None:
+                text = _text(sib)
+                if text:
+                    label = text if len(text) < 100 else ""
             if _tag(sib) in _HEADINGS:
-                parts.append(" ".join(sib.itertext()))
+                heads.append(_text(sib))
                 break
-            heads = list(sib.iter("h1", "h2", "h3", "h4", "h5", "h6"))
-            if heads:
-                parts.append(" ".join(heads[-1].itertext()))
+            found = list(sib.iter("h1", "h2", "h3", "h4", "h5", "h6"))
+            if found:
+                heads.append(_text(found[-1]))
                 break
             if steps > 20:
                 break
         n = n.getparent()
-    return " ".join(" ".join(parts).split())[: 4 * limit]
+    return Context(" ".join(table + heads), heads[0] if heads else "", label or "")
 
 
 @dataclass(frozen=True)
 class ListText:
     """What the query features read of a candidate, query-independent (computed once a
-    page): the words of its context and of its first 50 entities (stemmed), and the
-    entities' majority part-of-speech pattern (first two tags)."""
+    page): the stemmed words of its context, of its nearest heading, of its label and of
+    its first 50 entities, and the entities' majority part-of-speech pattern (first two
+    tags)."""
 
     context: frozenset[str]
     words: frozenset[str]
     majority_pos: str | None
+    near: frozenset[str] = frozenset()
+    label: frozenset[str] = frozenset()
 
 
 def list_text(
-    cand: Candidate, context: str, memo: dict[tuple[str, ...], Any] | None = None
+    cand: Candidate, context: Context | str, memo: dict[tuple[str, ...], Any] | None = None
 ) -> ListText:
     """``memo`` (one per page) keeps the entities' part by the first 50 entities: lists of
-    one page often repeat (a cell's text and its link's)."""
+    one page often repeat (a cell's text and its link's). ``context``: the candidate's
+    :class:`Context` (a string: its text alone)."""
     head = tuple(cand.entities[:50])
     part = memo.get(head) if memo is not None else None
     if part is None:
@@ -403,7 +447,9 @@ def list_text(
         part = (words, majority[0][0] if majority else None)
         if memo is not None:
             memo[head] = part
-    return ListText(_stems(context), *part)
+    if isinstance(context, str):
+        return ListText(_stems(context), *part)
+    return ListText(_stems(context.text), *part, _stems(context.near), _stems(context.label))
 
 
 class Query:
@@ -415,40 +461,66 @@ class Query:
         self.stems = {_stem(w) for w in self.words}
         self.last = _stem(self.words[-1]) if self.words else ""
         self.last_pos = f"{_pos(query)[-1:] or ('',)}"
+        self.weighted = self.stems  # the words that count in the context overlaps
 
     def overlap(self, words: frozenset[str] | set[str]) -> float:
         return len(self.stems & words) / len(self.stems) if self.stems else 0.0
+
+    def on_page(self, texts: Sequence[ListText]) -> Query:
+        """The query for one page: only its words found in some context, heading or label
+        of the page count in the context overlaps (a word the page never uses around a
+        list says nothing about which list; chosen by 5-fold cross-validation on the
+        training examples: docs/entities.md)."""
+        q = object.__new__(Query)
+        q.__dict__.update(self.__dict__)
+        found: set[str] = set()
+        for t in texts:
+            found |= self.stems & (t.context | t.near | t.label)
+        q.weighted = found
+        return q
+
+    def context_overlap(self, words: frozenset[str]) -> float:
+        return len(self.weighted & words) / len(self.weighted) if self.weighted else 0.0
+
+
+#: The context parts the query is matched against, by feature name.
+_PARTS = (("CONTEXT", "context"), ("NEAR", "near"), ("LABEL", "label"))
 
 
 def query_features(
     out: Features,
     query: str | Query,
     cand: Candidate,
-    context: str | None = None,
+    context: Context | str | None = None,
     text: ListText | None = None,
-    best_context: float | None = None,
+    best: dict[str, float] | None = None,
 ) -> None:
-    """``context`` is :func:`context_text` of the candidate and ``text`` its
-    :func:`list_text`, when already computed. ``best_context``: the highest context
-    overlap among the page's candidates (:func:`best_context`); the candidates that reach
-    it get ``Q:CONTEXT-BEST``. A ratio alone cannot say that a list's heading is the one
-    of the page that best matches the query (chosen by 5-fold cross-validation on the
-    training examples: docs/entities.md)."""
+    """``context`` is :func:`context_of` of the candidate and ``text`` its
+    :func:`list_text`, when already computed. For each part of the context (all of it,
+    the nearest heading, the label) the share of the query's words found there, binned,
+    and ``Q:<PART>-BEST`` for the candidates that reach ``best[part]``, the highest
+    share among the page's candidates (:func:`best_overlaps`): a ratio alone cannot say
+    that a list's heading is the one of the page that best matches the query. Chosen by
+    5-fold cross-validation on the training examples (docs/entities.md)."""
     q = query if isinstance(query, Query) else Query(query)
     if not q.words:
         return
     if text is None:
-        text = list_text(cand, context if context is not None else context_text(cand))
-    overlap = q.overlap(text.context)
-    out[bin_value("Q:CONTEXT-OVERLAP", overlap)] = 1.0
+        text = list_text(cand, context if context is not None else context_of(cand))
+    for name, attr in _PARTS:
+        overlap = q.context_overlap(getattr(text, attr))
+        out[bin_value(f"Q:{name}-OVERLAP", overlap)] = 1.0
+        if best and best.get(name) and overlap == best[name]:
+            out[f"Q:{name}-BEST"] = 1.0
     out[bin_value("Q:ENTITY-OVERLAP", q.overlap(text.words))] = 1.0
     if text.majority_pos is not None:
         out[f"Q:LAST={q.last}|PHRASEPOS={text.majority_pos}"] = 1.0
         out[f"Q:LASTPOS={q.last_pos}|PHRASEPOS={text.majority_pos}"] = 1.0
-    if best_context and overlap == best_context:
-        out["Q:CONTEXT-BEST"] = 1.0
 
 
-def best_context(query: Query, texts: Sequence[ListText]) -> float:
-    """The highest context overlap with ``query`` among a page's candidates."""
-    return max((query.overlap(t.context) for t in texts), default=0.0)
+def best_overlaps(query: Query, texts: Sequence[ListText]) -> dict[str, float]:
+    """The highest overlap of each context part with ``query`` among a page's candidates."""
+    return {
+        name: max((query.context_overlap(getattr(t, attr)) for t in texts), default=0.0)
+        for name, attr in _PARTS
+    }
