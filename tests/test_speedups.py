@@ -25,6 +25,7 @@ from scrapy_boilerplate.document import (
     _justext_segment,
     justext_segment,
 )
+from scrapy_boilerplate.extractors import cnr
 from scrapy_boilerplate.extractors.cnr import MENU_TAGS, NON_CONTENT_TAGS
 from test_properties import pages as generated_pages
 
@@ -37,8 +38,22 @@ except ImportError:  # pragma: no cover - depends on the build
     pytestmark = pytest.mark.skip(reason="scrapy_boilerplate._speedups is not built")
 
 PAGES = Path(__file__).parent / "pages"
-#: What a walk records (the two tag sets are its input).
-NODE_FIELDS = tuple(f for f in CNRNodes.__slots__ if f not in ("skip_tags", "menu_tags"))
+#: What both walks record (the two tag sets are their input; only the compiled walk
+#: counts characters, which CNR's tree must then get the same: see _tree_arrays).
+NODE_FIELDS = tuple(
+    f
+    for f in CNRNodes.__slots__
+    if f not in ("skip_tags", "menu_tags", "text_counts", "link_counts")
+)
+
+
+def _tree_arrays(nodes: CNRNodes) -> list:
+    tree = cnr._tree(nodes)
+    return [
+        getattr(tree, f).tolist() if hasattr(getattr(tree, f), "tolist") else getattr(tree, f)
+        for f in ("parent", "end", "kind", "chars", "weight", "text_length", "cnr", "links",
+                  "link_chars", "menu_tag_nodes")
+    ]  # fmt: skip
 
 
 def _block_fields(blocks: list) -> list[tuple]:
@@ -47,6 +62,20 @@ def _block_fields(blocks: list) -> list[tuple]:
          b.tags_count, b.extra, b.source_start, b.source_end)
         for b in blocks
     ]  # fmt: skip
+
+
+def _recorded(nodes: CNRNodes) -> tuple:
+    """What a walk recorded (elements by identity), and CNR's tree built from it."""
+    values = []
+    for name in NODE_FIELDS:
+        value = getattr(nodes, name)
+        if name == "index":
+            values.append({id(k): v for k, v in value.items()})
+        elif name == "elements":
+            values.append([id(v) for v in value])
+        else:
+            values.append(list(value))
+    return (*values, _tree_arrays(nodes))
 
 
 def _walks(doc: document.Document, mode: str) -> tuple[tuple, tuple]:
@@ -65,18 +94,7 @@ def _walks(doc: document.Document, mode: str) -> tuple[tuple, tuple]:
     for walk in (_justext_segment, _speedups.justext_segment):
         nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS) if mode == "cnr" else None
         blocks = walk(doc.root, removed, unwrapped, nodes)
-        recorded = (
-            tuple(
-                {id(k): v for k, v in value.items()}
-                if name == "index"
-                else [id(v) for v in value]
-                if name == "elements"
-                else list(value)
-                for name, value in ((f, getattr(nodes, f)) for f in NODE_FIELDS)
-            )
-            if nodes is not None
-            else None
-        )
+        recorded = _recorded(nodes) if nodes is not None else None
         out.append((_block_fields(blocks), recorded))
         keep.append((blocks, nodes))
     return out[0], out[1]

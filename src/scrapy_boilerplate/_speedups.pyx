@@ -19,6 +19,7 @@ Built by ``setup.py`` when Cython and a C compiler are at hand; without it the p
 runs on the Python walk, slower and otherwise the same.
 """
 
+from cpython.unicode cimport Py_UNICODE_ISSPACE
 from libc.string cimport strcmp
 
 from lxml.includes cimport tree
@@ -102,6 +103,16 @@ cdef _text_block(str text, element, str tag, str xpath, str tag_path, Py_ssize_t
     b.source_start = 0
     b.source_end = 0
     return b
+
+
+cdef Py_ssize_t _non_space(str text):
+    """Characters of ``text`` that are not white space (``str.isspace``), as CNR counts."""
+    cdef Py_UCS4 ch
+    cdef Py_ssize_t k = 0
+    for ch in text:
+        if not Py_UNICODE_ISSPACE(ch):
+            k += 1
+    return k
 
 
 cdef str _normalize(str text):
@@ -311,6 +322,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     cdef bint record = nodes is not None
     w.record = record
     cdef list n_menu, n_parent, n_elements, n_ends, n_texts, n_skipped, link_ids, link_texts
+    cdef list text_counts, link_counts
     cdef dict n_index
     skip_tags = menu_tags = None
     if record:
@@ -326,6 +338,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
         link_ids = nodes.link_ids
         link_texts = nodes.link_texts
         w.block_nodes = nodes.block_nodes
+        text_counts = nodes.text_counts = []
+        link_counts = nodes.link_counts = []
     cdef Py_ssize_t cur = -1  # the open node: at its "end" event, the node that ends
     cdef Py_ssize_t in_link = 0  # elements open inside the current <a> (the <a> included)
     cdef Py_ssize_t hidden = 0  # elements open inside a nonContentNode that is no link
@@ -406,6 +420,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         n_elements.append(el)
                         n_ends.append(-cur - 2)
                         n_texts.append(text)
+                        text_counts.append(_non_space(text))
                 if has_unwrapped and tag in unwrapped:
                     # The reference's Cleaner unwraps the tag: its text joins the text
                     # slot before it, whitespace included.
@@ -465,6 +480,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 n_elements.append(el)
                 n_ends.append(-len(n_parent))
                 n_texts.append(tail)
+                text_counts.append(_non_space(tail))
         else:
             # ---- "end" of the element c
             tail = cetree.tailOf(c)
@@ -482,6 +498,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         if in_link:  # the link ends
                             in_link = 0
                             link_texts.append("".join(chunks))
+                            link_counts.append(_non_space(link_texts[-1]))
                         n_ends[cur] = len(n_parent)
                         cur = n_parent[cur]
                         if text_tail and cur >= 0:  # the root's tail is outside the tree
@@ -489,6 +506,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                             n_elements.append(cetree.elementFactory(cdoc, c))
                             n_ends.append(-len(n_parent))
                             n_texts.append(tail)
+                            text_counts.append(_non_space(tail))
             if path is not None and (<cetree._Element>path.element)._c_node is c:
                 tag = path.tag
                 unwrapped_end = path.unwrapped

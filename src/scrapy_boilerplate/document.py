@@ -808,7 +808,9 @@ class CNRNodes:
     text node, the one whose ``.text`` or ``.tail`` it is); ``texts`` the text nodes'
     strings; ``skipped`` the nonContentNodes; ``index`` the node of each element node;
     ``menu`` the element nodes whose tag is in ``menu_tags``; ``block_nodes`` the node of
-    each block's element, or of its closest ancestor that is a node.
+    each block's element, or of its closest ancestor that is a node; ``text_counts`` /
+    ``link_counts``, where the walk filled them, the characters of each of ``texts`` /
+    ``link_texts`` that are not white space.
     """
 
     __slots__ = (
@@ -816,6 +818,7 @@ class CNRNodes:
         "elements",
         "ends",
         "index",
+        "link_counts",
         "link_ids",
         "link_texts",
         "menu",
@@ -823,6 +826,7 @@ class CNRNodes:
         "parent",
         "skip_tags",
         "skipped",
+        "text_counts",
         "texts",
     )
 
@@ -839,6 +843,10 @@ class CNRNodes:
         self.link_ids: list[int] = []
         self.link_texts: list[str] = []
         self.block_nodes: list[int] = []
+        # The compiled walk counts each text's and link text's characters that are not
+        # white space as it goes; the Python walk leaves them to CNR (None).
+        self.text_counts: list[int] | None = None
+        self.link_counts: list[int] | None = None
 
     def clear(self) -> None:
         """Forget every recorded node (a walk that stopped part way is started again)."""
@@ -846,6 +854,7 @@ class CNRNodes:
             value = getattr(self, name)
             if isinstance(value, (list, dict)):
                 value.clear()
+        self.text_counts = self.link_counts = None
 
 
 def justext_segment(
