@@ -402,10 +402,8 @@ def _tree(nodes: CNRNodes) -> CNRTree:
     kind[is_text & (parents == ids - 1)] = TEXT  # a .text string directly follows its element
     kind[nodes.skipped] = NON_CONTENT
     if nodes.text_counts is not None and nodes.link_counts is not None:  # the compiled walk
-        counts = np.array(
-            nodes.text_counts + [c for t, c in zip(link_texts, nodes.link_counts) if t],
-            dtype=np.int64,
-        )
+        link_counts = [c for t, c in zip(link_texts, nodes.link_counts, strict=True) if t]
+        counts = np.array(nodes.text_counts + link_counts, dtype=np.int64)
     else:
         counts = _non_space_counts(texts + [t for t in link_texts if t])
     own = np.zeros((2, n), dtype=np.int64)  # own characters, own link characters
