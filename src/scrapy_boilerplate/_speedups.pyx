@@ -19,7 +19,8 @@ Built by ``setup.py`` when Cython and a C compiler are at hand; without it the p
 runs on the Python walk, slower and otherwise the same.
 """
 
-from cpython.unicode cimport Py_UNICODE_ISSPACE
+cimport cython
+from cpython.unicode cimport Py_UNICODE_ISPRINTABLE, Py_UNICODE_ISSPACE
 from libc.string cimport strcmp
 
 from lxml.includes cimport tree
@@ -73,16 +74,16 @@ cdef _bind():
     _hidden_style = document._HIDDEN_STYLE.search
 
 
-cdef str _xpath_step(str tag, el):
-    """``document._xpath_step``: ``p``, or a name test where a plain step would not work."""
-    raw = el.tag
+cdef str _xpath_step(str tag, str raw):
+    """``document._xpath_step`` (``raw``: the element's ``.tag``): ``p``, or a name test
+    where a plain step would not work."""
     if raw == tag and tag in _plain_steps:  # the common case: a lower-case HTML name
         return tag
     if raw[0] == "{":
         return f"*[local-name()='{tag}']"
     if _simple_name(tag):
         return tag
-    return f"*[name()='{el.tag}']"
+    return f"*[name()='{raw}']"
 
 
 cdef _text_block(str text, element, str tag, str xpath, str tag_path, Py_ssize_t link_chars,
@@ -115,9 +116,25 @@ cdef Py_ssize_t _non_space(str text):
     return k
 
 
+cdef bint _plain(str text):
+    """``text.isprintable() and "  " not in text``, in one pass."""
+    cdef Py_UCS4 ch
+    cdef bint space = False
+    for ch in text:
+        if ch == 32:  # " "
+            if space:
+                return False
+            space = True
+        elif not Py_UNICODE_ISPRINTABLE(ch):
+            return False
+        else:
+            space = False
+    return True
+
+
 cdef str _normalize(str text):
     """``document.normalize_whitespace``, line for line (jusText's whitespace rule)."""
-    if text.isprintable() and "  " not in text:  # no whitespace but single ASCII spaces
+    if _plain(text):  # no whitespace but single ASCII spaces
         return text
     cdef list lines = text.replace("\r", "\n").split("\n")
     cdef list parts = [" ".join(line.split()) for line in lines]
@@ -135,10 +152,26 @@ cdef str _normalize(str text):
     return body
 
 
+cdef inline _Path _new_path(str tag, str raw, _Path parent, element, Py_ssize_t position,
+                            Py_ssize_t node, bint unwrapped):
+    cdef _Path p = _Path.__new__(_Path)
+    p.tag = tag
+    p.raw = raw
+    p.parent = parent
+    p.element = element
+    p.position = position
+    p.node = node
+    p.unwrapped = unwrapped
+    return p
+
+
+@cython.no_gc  # holds no reference cycle (parent, element, strings): no GC tracking
+@cython.final
 cdef class _Path:
     """``document._PathNode``, compiled: the same fields, xpath and dotted path."""
 
     cdef public str tag
+    cdef public str raw  # the element's .tag (namespace, case)
     cdef public _Path parent
     cdef public object element
     cdef public Py_ssize_t position
@@ -148,15 +181,8 @@ cdef class _Path:
     cdef str _xpath
     cdef str _dotted
 
-    def __cinit__(self, str tag, _Path parent, element, Py_ssize_t position,
-                  Py_ssize_t node=-1, bint unwrapped=False):
-        self.tag = tag
-        self.parent = parent
-        self.element = element
-        self.position = position
-        self.node = node
-        self.unwrapped = unwrapped
-        self.counts = {}
+    # ``counts`` (children per tag, for their positions) is made when a first child is
+    # seen: most elements have none.
 
     cdef str dotted(self):
         cdef _Path parent = self.parent
@@ -196,7 +222,7 @@ cdef class _Path:
         if self._xpath is None:
             if parent is not None and parent._xpath is not None:  # the common case
                 self._xpath = (
-                    f"{parent._xpath}/{_xpath_step(self.tag, self.element)}[{self.position}]"
+                    f"{parent._xpath}/{_xpath_step(self.tag, self.raw)}[{self.position}]"
                 )
                 return self._xpath
             chain = []
@@ -208,11 +234,11 @@ cdef class _Path:
             chain.reverse()
             if len(chain) > _CACHE_CHAIN:
                 self._xpath = prefix + "".join(
-                    [f"/{_xpath_step(m.tag, m.element)}[{m.position}]" for m in chain]
+                    [f"/{_xpath_step(m.tag, m.raw)}[{m.position}]" for m in chain]
                 )
             else:
                 for n in chain:
-                    prefix = f"{prefix}/{_xpath_step(n.tag, n.element)}[{n.position}]"
+                    prefix = f"{prefix}/{_xpath_step(n.tag, n.raw)}[{n.position}]"
                     n._xpath = prefix
         return self._xpath
 
@@ -237,6 +263,8 @@ cdef xmlNode* _first_walked(xmlNode* c) except? NULL:
     return NULL
 
 
+@cython.no_gc
+@cython.final
 cdef class _Para:
     cdef public _Path path
     cdef public list chunks
@@ -347,7 +375,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     cdef bint descend, has_text, text_tail, unwrapped_end, is_end
     cdef list chunks = []  # text of the open link
     cdef dict root_counts = {}
-    cdef dict names = {}  # tag -> lower-case local name
+    cdef dict names = {}  # libxml2 name -> (el.tag, lower-case local name)
     cdef dict counts
 
     # Pre-order over elements, comments and PIs, as iterwalk(root, events=("start", "end",
@@ -359,14 +387,26 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
             # ---- "start" (an element), or "comment" / "pi"
             el = cetree.elementFactory(cdoc, c)
             if c.type == tree.XML_ELEMENT_NODE:
-                raw = el.tag
-                tag = names.get(raw)
-                if tag is None:
+                # el.tag and its lower-case local name, cached by libxml2's name (one
+                # interned string per name within a document) for elements without a
+                # namespace, whose tag is that name
+                key = <size_t>c.name if c.ns is NULL else 0
+                named = names.get(key) if key else None
+                if named is None:
+                    raw = el.tag
                     tag = raw.lower()
                     if tag[0] == "{":  # XHTML parsed as XML: compare local names
                         tag = tag[tag.find("}") + 1 :]
-                    names[raw] = tag
-                counts = path.counts if path is not None else root_counts
+                    if key:
+                        names[key] = (raw, tag)
+                else:
+                    raw, tag = named
+                if path is None:
+                    counts = root_counts
+                else:
+                    counts = path.counts
+                    if counts is None:
+                        counts = path.counts = {}
                 position = counts.get(tag, 0) + 1
                 counts[tag] = position
                 if el in removed:
@@ -424,7 +464,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 if has_unwrapped and tag in unwrapped:
                     # The reference's Cleaner unwraps the tag: its text joins the text
                     # slot before it, whitespace included.
-                    path = _Path(tag, path, el, position, cur, True)
+                    path = _new_path(tag, raw, path, el, position, cur, True)
                     text = (pending_ws or "") + (text or "")
                     if text and not text.isspace():
                         pending_ws = None
@@ -436,7 +476,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         pending_ws = text or None
                 else:
                     pending_ws = None
-                    path = _Path(tag, path, el, position, cur)
+                    path = _new_path(tag, raw, path, el, position, cur, False)
                     if tag in block_tags or (br and tag == "br"):
                         if para.chunks:
                             if tag == "br":

@@ -783,17 +783,19 @@ class CNRExtractor(Extractor):
         limit = params["content_blocks"]
         out = [  # positional: text, xpath, tag, label, tag_path, link_density, index, start
             Block(
-                b.text,
+                text,
                 b.xpath,
                 b.tag,
                 CONTENT if (r is not None and r <= limit and not m) else BOILERPLATE,
                 b.tag_path,
-                b.link_density,
+                # TextBlock.link_density, inline (a property call per block costs more)
+                (min(1.0, b.link_chars / len(text)) if text else 0.0),
                 b.index,
                 b.start,
                 {"cnr": c, "rank": r, "menu": m},
             )
             for b, r, m, c in zip(text_blocks, ranks, in_menu, cnrs, strict=True)
+            for text in (b.text,)
         ]
         cnr = tree.cnr
         info = [
