@@ -1,0 +1,152 @@
+#!/usr/bin/env python
+"""CNR's time per page, step by step, against lxml's parse alone (issue target: 3 ms median
+on wcxb-dev pages, where lxml parsing alone takes about 1.6 ms on the target's machine).
+
+    python benchmarks/cnr_speed.py [--data datasets] [--split web2text_eval] [--repeat 5]
+        [--out benchmarks/results/cnr_speed.md]
+
+Per page, from the decoded ``str`` (as ``benchmarks/run.py`` times every method), each
+step's fastest of ``--repeat`` runs, each run on a fresh parse; the median over pages:
+
+- ``lxml alone``: ``etree.fromstring`` of the page's UTF-8 bytes with our parser (what
+  ``parse`` calls), the floor;
+- ``parse``: :func:`scrapy_boilerplate.parse` (checks, decoding, the lxml parse);
+- ``cleaning``: ``Document.removed``;
+- ``walk``: the block-level segmentation with CNR's nodes recorded (one walk);
+- ``Algorithm 1``: CNR's tree (weights, text lengths, ratios) from the recorded nodes;
+- ``detection and result``: selection, Algorithm 2, menus, labelled blocks, ``Extraction``;
+- ``freeing``: dropping the page's tree and the objects made from it;
+- ``extract()``: the whole public call ``extract(html, "cnr")``, timed on its own.
+
+Both with the compiled walk (``scrapy_boilerplate._speedups``) and with the pure-Python
+walk (``document.SPEEDUPS = False``), in the same process. Single-threaded. Exit 2 when
+the dataset is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from lxml import etree
+
+from scrapy_boilerplate import document, extract, registry
+from scrapy_boilerplate.benchmark.datasets import load, missing_message
+from scrapy_boilerplate.document import CNRNodes, justext_segment, parse
+from scrapy_boilerplate.extractors import cnr
+
+STEPS = ("parse", "cleaning", "walk", "Algorithm 1", "detection and result", "freeing")
+
+
+def time_page(html: str, repeat: int) -> dict[str, float]:
+    """Each step's fastest of ``repeat`` runs on ``html`` (ms), plus lxml and extract()."""
+    method = registry.get("cnr")
+    params = method.validate({})
+    data = html.encode("utf-8")
+    parser = document._parser()
+    clock = time.perf_counter
+    best = dict.fromkeys((*STEPS, "lxml alone", "extract()"), float("inf"))
+    for _ in range(repeat):
+        t0 = clock()
+        root = etree.fromstring(data, parser)
+        t1 = clock()
+        del root
+        best["lxml alone"] = min(best["lxml alone"], t1 - t0)
+        t0 = clock()
+        doc = parse(html)
+        t1 = clock()
+        removed = doc.removed
+        t2 = clock()
+        nodes = CNRNodes(cnr.NON_CONTENT_TAGS, cnr.MENU_TAGS)
+        blocks = justext_segment(doc.root, removed, nodes=nodes)
+        t3 = clock()
+        tree = cnr._tree(nodes)
+        t4 = clock()
+        doc.cached("justext_blocks", lambda b=blocks: b)
+        doc.cached("cnr_block_nodes", lambda n=nodes: n.block_nodes)
+        doc.cached("cnr_tree", lambda t=tree: t)
+        result = method.extract(doc, params)
+        t5 = clock()
+        del doc, removed, nodes, blocks, tree, result
+        t6 = clock()
+        for step, took in zip(STEPS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5),
+                              strict=True):  # fmt: skip
+            best[step] = min(best[step], took)
+        t0 = clock()
+        extract(html, "cnr")
+        best["extract()"] = min(best["extract()"], clock() - t0)
+    return {k: v * 1000 for k, v in best.items()}
+
+
+def run(pages: list[str], repeat: int) -> dict[str, float]:
+    """Median over pages of each step (ms)."""
+    extract(pages[0], "cnr")  # warm-up
+    rows = [time_page(html, repeat) for html in pages]
+    out = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    out["steps, summed"] = statistics.median(sum(r[s] for s in STEPS) for r in rows)
+    return out
+
+
+def report(results: dict[str, dict[str, float]], args: argparse.Namespace, n: int) -> str:
+    modes = list(results)
+    lines = [
+        "# CNR: time per page, step by step",
+        "",
+        f"Command: `python benchmarks/cnr_speed.py --split {args.split} --repeat {args.repeat}`"
+        f" · Python {platform.python_version()} · {platform.machine()} · single thread.",
+        "",
+        f"wcxb-dev `{args.split}`, {n} pages; each step's fastest of {args.repeat} runs per "
+        "page (a fresh parse each run), median over pages, ms. `extract()` is the whole "
+        "public call, timed on its own.",
+        "",
+        "| step | " + " | ".join(modes) + " |",
+        "| --- | " + " | ".join("---:" for _ in modes) + " |",
+    ]
+    for key in ("lxml alone", *STEPS, "steps, summed", "extract()"):
+        lines.append(f"| {key} | " + " | ".join(f"{results[m][key]:.2f}" for m in modes) + " |")
+    compiled = modes[0]
+    lines += [
+        "",
+        f"Target: CNR at most 3 ms median. {compiled}: "
+        f"{'met' if results[compiled]['extract()'] <= 3.0 else 'NOT met'} "
+        f"({results[compiled]['extract()']:.2f} ms, of which lxml's parse alone "
+        f"{results[compiled]['lxml alone']:.2f} ms).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=Path("datasets"))
+    parser.add_argument("--split", default="web2text_eval")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/cnr_speed.md"))
+    args = parser.parse_args(argv)
+    if not (args.data / "wcxb-dev").is_dir():
+        print(missing_message("wcxb-dev", args.data).replace("; skipping it", ""), file=sys.stderr)
+        return 2
+    pages = [p.html for p in load("wcxb-dev", args.data, args.split, args.limit, False)]
+    results = {}
+    modes = [("compiled walk", True), ("Python walk", False)]
+    if document._compiled_segment is None:
+        print("scrapy_boilerplate._speedups is not built: Python walk only", file=sys.stderr)
+        modes = modes[1:]
+    for name, compiled in modes:
+        document.SPEEDUPS = compiled
+        results[name] = run(pages, args.repeat)
+    document.SPEEDUPS = True
+    text = report(results, args, len(pages))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
