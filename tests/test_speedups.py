@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from scrapy_boilerplate import document, extract, parse
@@ -273,3 +274,20 @@ def test_find_removed_below_the_top_element_falls_back() -> None:
     with pytest.raises(_speedups.Unsupported):
         _speedups.find_removed(body)
     assert document.find_removed(body) == document._find_removed(body)
+
+
+WHITESPACE_HEAVY = st.text(
+    alphabet=st.sampled_from(
+        [
+            *" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u2029\u3000",
+            *"\u200b\x00ab\u00e9\u4e2d\U0001f600\ud800",
+        ]
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(WHITESPACE_HEAVY)
+def test_whitespace_rule_equals_python(text: str) -> None:
+    assert _speedups.normalize_whitespace(text) == document.normalize_whitespace(text)
