@@ -291,3 +291,20 @@ WHITESPACE_HEAVY = st.text(
 @given(WHITESPACE_HEAVY)
 def test_whitespace_rule_equals_python(text: str) -> None:
     assert _speedups.normalize_whitespace(text) == document.normalize_whitespace(text)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(WHITESPACE_HEAVY)
+def test_stripped_whitespace_rule_equals_python(text: str) -> None:
+    expected = document.normalize_whitespace(text.strip())
+    assert _speedups.normalize_whitespace(text, strip=True) == expected
+
+
+def test_text_blocks_are_complete_when_filled_directly() -> None:
+    """Blocks made through TextBlock's slots equal blocks made by its ``__init__``."""
+    assert _speedups.text_blocks_filled_directly()
+    doc = parse("<body><p>one <a href='#'>link</a></p><div>two</div></body>")
+    for block in _speedups.justext_segment(doc.root, doc.removed):
+        fields = {f: getattr(block, f) for f in document.TextBlock.__slots__}
+        assert block == document.TextBlock(**fields)
+        assert block.extra == {} and block.extra is not doc.justext_blocks()[0].extra

@@ -20,6 +20,8 @@ runs on the Python walk, slower and otherwise the same.
 """
 
 cimport cython
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_DECREF, Py_INCREF
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.unicode cimport (
     PyUnicode_4BYTE_KIND,
@@ -62,6 +64,7 @@ cdef _bind():
     from ._deadline import check
 
     _TextBlock = document.TextBlock
+    _bind_text_block(_TextBlock)
     _plain_steps = document._PLAIN_STEPS
     _simple_name = document._SIMPLE_NAME.match
     _check = check
@@ -92,10 +95,73 @@ cdef str _xpath_step(str tag, str raw):
     return f"*[name()='{raw}']"
 
 
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDef:
+        Py_ssize_t offset
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+    ctypedef struct PyTypeObject:
+        PyObject* (*tp_new)(PyTypeObject*, PyObject*, PyObject*)
+
+#: TextBlock's fields in order; the walk fills them through their slots' offsets
+_TEXT_BLOCK_FIELDS = (
+    "text", "element", "tag", "xpath", "tag_path", "link_chars", "index", "start",
+    "tags_count", "extra", "source_start", "source_end",
+)  # fmt: skip
+cdef Py_ssize_t _tb_offsets[12]
+cdef bint _tb_fast = False
+cdef tuple _no_args = ()
+
+
+cdef _bind_text_block(cls):
+    """Find TextBlock's slot offsets (a slots dataclass): where its fields are exactly
+    :data:`_TEXT_BLOCK_FIELDS`, each a plain slot, blocks are made without ``setattr``."""
+    global _tb_fast
+    import dataclasses
+    import types
+
+    _tb_fast = False
+    if tuple(f.name for f in dataclasses.fields(cls)) != _TEXT_BLOCK_FIELDS:
+        return
+    for i, name in enumerate(_TEXT_BLOCK_FIELDS):
+        descriptor = cls.__dict__.get(name)
+        if type(descriptor) is not types.MemberDescriptorType:
+            return
+        _tb_offsets[i] = (<PyMemberDescrObject*>descriptor).d_member.offset
+    _tb_fast = True
+
+
+cdef inline void _put(PyObject* obj, Py_ssize_t i, object value) noexcept:
+    Py_INCREF(value)
+    (<PyObject**>((<char*>obj) + _tb_offsets[i]))[0] = <PyObject*>value
+
+
 cdef _text_block(str text, element, str tag, str xpath, str tag_path, Py_ssize_t link_chars,
                  Py_ssize_t index, Py_ssize_t start, Py_ssize_t tags_count):
-    """A ``document.TextBlock`` with every field set as its ``__init__`` sets them (a slots
-    dataclass without ``__post_init__``), without the Python-level call."""
+    """A ``document.TextBlock`` with every field set as its ``__init__`` sets them, without
+    the Python-level call: the fresh object's empty slots are filled directly."""
+    cdef PyObject* obj
+    if _tb_fast:
+        obj = (<PyTypeObject*>_TextBlock).tp_new(
+            <PyTypeObject*>_TextBlock, <PyObject*>_no_args, NULL
+        )
+        if obj is NULL:
+            raise MemoryError()
+        b = <object>obj
+        Py_DECREF(b)  # <object> took a reference of its own
+        _put(obj, 0, text)
+        _put(obj, 1, element)
+        _put(obj, 2, tag)
+        _put(obj, 3, xpath)
+        _put(obj, 4, tag_path)
+        _put(obj, 5, link_chars)
+        _put(obj, 6, index)
+        _put(obj, 7, start)
+        _put(obj, 8, tags_count)
+        _put(obj, 9, {})
+        _put(obj, 10, 0)
+        _put(obj, 11, 0)
+        return b
     b = _TextBlock.__new__(_TextBlock)
     b.text = text
     b.element = element
@@ -110,6 +176,17 @@ cdef _text_block(str text, element, str tag, str xpath, str tag_path, Py_ssize_t
     b.source_start = 0
     b.source_end = 0
     return b
+
+
+cdef inline bint _has_text(object text):
+    """``text and not text.isspace()``: a string with a character that is not white space."""
+    if text is None:
+        return False
+    cdef Py_UCS4 ch
+    for ch in <str>text:
+        if not Py_UNICODE_ISSPACE(ch):
+            return True
+    return False
 
 
 cdef Py_ssize_t _non_space(str text):
@@ -139,6 +216,15 @@ cdef bint _plain(str text):
 
 
 cdef str _normalize(str text):
+    return _collapse(text, False)
+
+
+cdef str _normalize_stripped(str text):
+    """``_normalize(text.strip())``: the leading and trailing runs are dropped."""
+    return _collapse(text, True)
+
+
+cdef str _collapse(str text, bint strip):
     """``document.normalize_whitespace`` in one pass: each run of white space becomes
     ``"\\n"`` when it holds a line break (``\\n`` or ``\\r``), else one space; text
     without white space other than single spaces comes back as it is (the same object).
@@ -146,7 +232,7 @@ cdef str _normalize(str text):
     That is what the Python function's lines, splits and joins amount to; the tests hold
     the two equal on generated strings.
     """
-    if _plain(text):  # no whitespace but single ASCII spaces
+    if not strip and _plain(text):  # no whitespace but single ASCII spaces
         return text
     cdef Py_ssize_t n = len(text), k = 0
     cdef Py_UCS4* out = <Py_UCS4*>PyMem_Malloc((n if n else 1) * sizeof(Py_UCS4))
@@ -161,13 +247,13 @@ cdef str _normalize(str text):
                     line_break = True
                 in_run = True
             else:
-                if in_run:
+                if in_run and not (strip and k == 0):
                     out[k] = 10 if line_break else 32
                     k += 1
-                    in_run = line_break = False
+                in_run = line_break = False
                 out[k] = ch
                 k += 1
-        if in_run:
+        if in_run and not strip:
             out[k] = 10 if line_break else 32
             k += 1
         return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, k)
@@ -313,7 +399,7 @@ cdef class _Walk:
     cdef close(self, _Para p):
         if not p.chunks:
             return
-        cdef str text = _normalize("".join(p.chunks).strip())
+        cdef str text = _normalize_stripped("".join(p.chunks))
         if not text:  # e.g. a lone <br>: the reference drops paragraphs without text
             return
         cdef Py_ssize_t n = len(self.blocks)
@@ -451,7 +537,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     is_end = True  # skip_subtree(): its "end" comes next
                     continue
                 text = cetree.textOf(c)
-                has_text = text is not None and not text.isspace() and len(text) > 0
+                has_text = _has_text(text)
                 if not record:
                     pass
                 elif hidden:
@@ -489,7 +575,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     # slot before it, whitespace included.
                     path = _new_path(tag, raw, path, el, position, cur, True)
                     text = (pending_ws or "") + (text or "")
-                    if text and not text.isspace():
+                    if _has_text(text):
                         pending_ws = None
                         para.chunks.append(text)  # (characters())
                         if link:
@@ -532,7 +618,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 continue
             # a comment or a PI: only its tail is text
             tail = cetree.tailOf(c)
-            text_tail = tail is not None and len(tail) > 0 and not tail.isspace()
+            text_tail = _has_text(tail)
             if not record or hidden:  # (below a nonContentNode: nothing)
                 pass
             elif in_link:
@@ -547,7 +633,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
         else:
             # ---- "end" of the element c
             tail = cetree.tailOf(c)
-            text_tail = tail is not None and len(tail) > 0 and not tail.isspace()
+            text_tail = _has_text(tail)
             if record:
                 if hidden > 1:  # an element below a nonContentNode ended
                     hidden -= 1
@@ -575,7 +661,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 unwrapped_end = path.unwrapped
                 path = path.parent
                 # an unwrapped tag's tail joins the text slot before it, whitespace included
-                if unwrapped_end and tail and tail.isspace():
+                if unwrapped_end and tail and not _has_text(tail):
                     if para.chunks and pending_ws is None:
                         para.chunks.append(tail)
                     else:
@@ -722,6 +808,14 @@ cdef inline xmlNode* _first_element(xmlNode* c) noexcept:
     return c
 
 
-def normalize_whitespace(text):
-    """The compiled ``document.normalize_whitespace`` (exposed for the tests)."""
-    return _normalize(text)
+def normalize_whitespace(text, strip=False):
+    """The compiled ``document.normalize_whitespace`` (of ``text.strip()`` with ``strip``),
+    exposed for the tests."""
+    return _collapse(text, strip)
+
+
+def text_blocks_filled_directly():
+    """Whether blocks are made through TextBlock's slot offsets (for the tests)."""
+    if _TextBlock is None:
+        _bind()
+    return _tb_fast
