@@ -29,7 +29,7 @@ from cpython.unicode cimport (
     Py_UNICODE_ISPRINTABLE,
     Py_UNICODE_ISSPACE,
 )
-from libc.string cimport strcmp
+from libc.string cimport strchr, strcmp, strlen
 
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
@@ -50,6 +50,7 @@ cdef object _block_tags = None
 cdef Py_ssize_t _CACHE_CHAIN = 64
 cdef list _removed_tag_bytes = []  # keeps the strings that _removed_tag_names points into
 cdef const char* _removed_tag_names[64]
+cdef bint _removed_first_len[256][32]  # (first byte, length) of some removed tag
 cdef Py_ssize_t _removed_tag_count = 0
 cdef object _text_length = None
 cdef Py_ssize_t _noscript_chars = 0
@@ -76,6 +77,7 @@ cdef _bind():
     _removed_tag_bytes[:] = [name.encode() for name in names]
     for i, name in enumerate(_removed_tag_bytes):
         _removed_tag_names[i] = name
+        _removed_first_len[name[0]][min(len(name), 31)] = True
     _removed_tag_count = len(names)
     _text_length = document._text_length
     _noscript_chars = document.NOSCRIPT_CONTENT_CHARS
@@ -707,12 +709,31 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
 
 
 cdef inline bint _is_removed_tag(const unsigned char* name) noexcept:
-    """Is ``name`` in ``document.REMOVED_TAGS`` (exactly, as ``root.iter(*tags)`` matches)?"""
+    """Is ``name`` in ``document.REMOVED_TAGS`` (exactly, as ``root.iter(*tags)`` matches)?
+    Names whose first byte and length match no removed tag are answered at once."""
+    cdef size_t n = strlen(<const char*>name)
+    if not _removed_first_len[name[0]][n if n < 32 else 31]:
+        return False
     cdef Py_ssize_t i
     for i in range(_removed_tag_count):
         if strcmp(<const char*>name, _removed_tag_names[i]) == 0:
             return True
     return False
+
+
+cdef bint _may_hide(tree.xmlAttr* attr) noexcept:
+    """Can this ``style`` value match ``document._HIDDEN_STYLE``? Both of its alternatives
+    need a ``:`` and a ``y`` (``display``, ``visibility``; under ``re.I`` only ``Y`` folds
+    to ``y``): a value of one text node without them cannot, and is not read into Python."""
+    cdef xmlNode* child = attr.children
+    if child is NULL or child.next is not NULL or child.type != tree.XML_TEXT_NODE:
+        return True  # not one plain text node: let the regular expression decide
+    cdef const char* value = <const char*>child.content
+    if value is NULL:
+        return True
+    return strchr(value, 58) is not NULL and (  # ":"
+        strchr(value, 121) is not NULL or strchr(value, 89) is not NULL  # "y", "Y"
+    )
 
 
 cdef inline bint _name_is(const unsigned char* name, const char* expected) noexcept:
@@ -776,6 +797,9 @@ cdef _scan_removed(cetree._Document cdoc, xmlNode* top, bint tags, bint namespac
                 or _name_is(attr.name, b"type")
                 or _name_is(attr.name, b"style")
             ):
+                if _name_is(attr.name, b"style") and not _may_hide(attr):
+                    attr = attr.next
+                    continue
                 if el is None:
                     el = cetree.elementFactory(cdoc, c)
                 if _name_is(attr.name, b"hidden"):
