@@ -308,3 +308,20 @@ def test_text_blocks_are_complete_when_filled_directly() -> None:
         fields = {f: getattr(block, f) for f in document.TextBlock.__slots__}
         assert block == document.TextBlock(**fields)
         assert block.extra == {} and block.extra is not doc.justext_blocks()[0].extra
+
+
+def test_result_blocks_equal_python() -> None:
+    from scrapy_boilerplate import result
+
+    segments = parse((PAGES / "forum_thread.html").read_bytes()).justext_blocks()
+    segments.append(document.TextBlock("", None, "p", "/p", "p", 0))  # no text: density 0
+    n = len(segments)
+    labels = [result.CONTENT if i % 3 else result.BOILERPLATE for i in range(n)]
+    columns = ([i * 0.5 for i in range(n)], tuple(None if i % 2 else i for i in range(n)))
+    compiled = _speedups.blocks_from_segments(segments, labels, ("score", "rank"), columns)
+    python = result._blocks_from_segments(segments, labels, ("score", "rank"), columns)
+    assert compiled == python and [b.to_dict() for b in compiled] == [b.to_dict() for b in python]
+    with pytest.raises(ValueError):
+        _speedups.blocks_from_segments(segments, labels[:-1], ("score", "rank"), columns)
+    with pytest.raises(ValueError):
+        result._blocks_from_segments(segments, labels, ("score",), columns)

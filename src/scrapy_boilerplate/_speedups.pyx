@@ -843,3 +843,78 @@ def text_blocks_filled_directly():
     if _TextBlock is None:
         _bind()
     return _tb_fast
+
+
+#: result.Block's fields in order; blocks_from_segments fills them through their slots
+_BLOCK_FIELDS = (
+    "text", "xpath", "tag", "label", "tag_path", "link_density", "index", "start", "fields",
+)  # fmt: skip
+cdef Py_ssize_t _block_offsets[9]
+cdef object _Block = None
+cdef int _block_state = 0  # 0: not looked at, 1: slots known, 2: use the Python function
+cdef object _python_blocks = None
+
+
+cdef _bind_block():
+    global _Block, _block_state, _python_blocks
+    import dataclasses
+    import types
+
+    from . import result
+
+    _Block = result.Block
+    _python_blocks = result._blocks_from_segments
+    _block_state = 2
+    if tuple(f.name for f in dataclasses.fields(_Block)) != _BLOCK_FIELDS:
+        return
+    for i, name in enumerate(_BLOCK_FIELDS):
+        descriptor = _Block.__dict__.get(name)
+        if type(descriptor) is not types.MemberDescriptorType:
+            return
+        _block_offsets[i] = (<PyMemberDescrObject*>descriptor).d_member.offset
+    _block_state = 1
+
+
+cdef inline void _put_block(PyObject* obj, Py_ssize_t i, object value) noexcept:
+    Py_INCREF(value)
+    (<PyObject**>((<char*>obj) + _block_offsets[i]))[0] = <PyObject*>value
+
+
+def blocks_from_segments(segments, list labels, tuple keys, tuple columns):
+    """``result._blocks_from_segments`` (the reference), compiled: each block's slots are
+    filled directly, its fields dict built in C."""
+    if _block_state == 0:
+        _bind_block()
+    if _block_state != 1:
+        return _python_blocks(segments, labels, keys, columns)
+    cdef Py_ssize_t n = len(segments), k, i, length, nkeys = len(keys)
+    cdef list cols = [c if type(c) is list else list(c) for c in columns]
+    if len(labels) != n or len(cols) != nkeys or any(len(c) != n for c in cols):
+        raise ValueError("segments, labels and columns differ in length")
+    cdef list out = []
+    cdef PyObject* obj
+    cdef double density
+    for i in range(n):
+        b = segments[i]
+        text = b.text
+        length = len(text)
+        density = min(1.0, <double>b.link_chars / length) if length else 0.0
+        fields = {}
+        for k in range(nkeys):
+            fields[keys[k]] = (<list>cols[k])[i]
+        obj = (<PyTypeObject*>_Block).tp_new(<PyTypeObject*>_Block, <PyObject*>_no_args, NULL)
+        if obj is NULL:
+            raise MemoryError()
+        block = <object>obj
+        Py_DECREF(block)
+        _put_block(obj, 0, text)
+        _put_block(obj, 1, b.xpath)
+        _put_block(obj, 2, b.tag)
+        _put_block(obj, 3, labels[i])
+        _put_block(obj, 4, b.tag_path)
+        _put_block(obj, 5, density)
+        _put_block(obj, 6, b.index)
+        _put_block(obj, 7, b.start)
+        _put_block(obj, 8, fields)
+        out.append(block)
+    return out

@@ -48,7 +48,7 @@ from .._params import Param
 from ..document import CNRNodes, Document, TextBlock, justext_segment
 from ..errors import InvalidParameter
 from ..registry import Extractor
-from ..result import BOILERPLATE, CONTENT, Block, Extraction
+from ..result import BOILERPLATE, CONTENT, Extraction, blocks_from_segments
 
 #: The paper's nonContentNodes by tag: weight 1, textLength 0, CNR 0, children no nodes.
 #: "nodes mainly used for menus (e.g., nav and a)", "irrelevant nodes (e.g., script, video
@@ -781,22 +781,13 @@ class CNRExtractor(Extractor):
         in_menu = _cover(n, end, menus)[block_nodes].astype(bool).tolist()
         cnrs = tree.cnr[block_nodes].tolist()
         limit = params["content_blocks"]
-        out = [  # positional: text, xpath, tag, label, tag_path, link_density, index, start
-            Block(
-                text,
-                b.xpath,
-                b.tag,
-                CONTENT if (r is not None and r <= limit and not m) else BOILERPLATE,
-                b.tag_path,
-                # TextBlock.link_density, inline (a property call per block costs more)
-                (min(1.0, b.link_chars / len(text)) if text else 0.0),
-                b.index,
-                b.start,
-                {"cnr": c, "rank": r, "menu": m},
-            )
-            for b, r, m, c in zip(text_blocks, ranks, in_menu, cnrs, strict=True)
-            for text in (b.text,)
+        labels = [
+            CONTENT if (r is not None and r <= limit and not m) else BOILERPLATE
+            for r, m in zip(ranks, in_menu, strict=True)
         ]
+        out = blocks_from_segments(
+            text_blocks, labels, ("cnr", "rank", "menu"), (cnrs, ranks, in_menu)
+        )
         cnr = tree.cnr
         info = [
             {

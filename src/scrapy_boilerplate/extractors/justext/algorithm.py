@@ -18,7 +18,7 @@ from ..._params import Param
 from ...document import Document, TextBlock
 from ...errors import InvalidParameter
 from ...registry import Extractor
-from ...result import BOILERPLATE, CONTENT, Block, Extraction
+from ...result import BOILERPLATE, CONTENT, Extraction, blocks_from_segments
 from . import languages
 
 GOOD, BAD, SHORT, NEAR_GOOD = "good", "bad", "short", "near-good"
@@ -275,20 +275,10 @@ class JustextExtractor(Extractor):
             params["max_heading_distance"],
             heading_preprocessing=not params["reference_compat"],
         )
-        out = [
-            Block(
-                text=b.text,
-                xpath=b.xpath,
-                tag=b.tag,
-                label=CONTENT if c == GOOD else BOILERPLATE,
-                tag_path=b.tag_path,
-                link_density=b.link_density,
-                index=b.index,
-                start=b.start,
-                fields={"class": c, "context_free_class": f, "heading": h},
-            )
-            for b, c, f, h in zip(blocks, final, cf, headings, strict=True)
-        ]
+        labels = [CONTENT if c == GOOD else BOILERPLATE for c in final]
+        out = blocks_from_segments(
+            blocks, labels, ("class", "context_free_class", "heading"), (final, cf, headings)
+        )
         iso = languages.iso_code(language) if language != languages.INDEPENDENT else None
         return Extraction.from_blocks(
             out,
