@@ -1,22 +1,27 @@
 # cython: language_level=3
-"""Compiled walk of jusText's segmentation and of CNR's nodes (optional accelerator).
+"""Compiled steps of the document model and the block-level methods (optional accelerator).
 
-:func:`justext_segment` is :func:`scrapy_boilerplate.document._justext_segment` (the
-reference, pure Python, always available) moved onto libxml2's own tree through lxml's
-public C API: the nodes are visited by their ``children`` / ``next`` / ``parent``
-pointers instead of ``lxml.etree.iterwalk`` events, and the walk's state lives in C
-variables. It takes and gives exactly what the Python walk does (the same blocks, the
-same :class:`~scrapy_boilerplate.document.CNRNodes`), rule for rule, in the same order;
-``tests/test_speedups.py`` holds the two to the same output. ``.text`` and ``.tail`` are
-lxml's own (``textOf`` / ``tailOf``), element proxies are lxml's (``elementFactory``), so
-an element in a block is the very element the Python walk would give.
+Each function here is a Python function of the package moved, rule for rule, onto
+libxml2's own tree through lxml's public C API; the Python function stays as the reference
+and the fallback, and ``tests/test_speedups.py`` holds each pair to the same output:
 
-Where the tree holds a node kind the Python walk was never written for (an entity
-reference: not made by the HTML parser), :class:`Unsupported` is raised before anything
-is returned and the caller walks the page in Python.
+- :func:`justext_segment` is ``document._justext_segment``, jusText's block-level
+  segmentation with CNR's nodes recorded on the same walk: the nodes are visited by their
+  ``children`` / ``next`` / ``parent`` pointers instead of ``lxml.etree.iterwalk`` events,
+  the walk's state lives in C variables, path nodes and the whitespace rule are compiled.
+  ``.text`` and ``.tail`` are lxml's own (``textOf`` / ``tailOf``), element proxies are
+  lxml's (``elementFactory``), so an element in a block is the very element the Python
+  walk would give;
+- :func:`find_removed` is ``document._find_removed``, the cleaning, in one pass;
+- :func:`blocks_from_segments` is ``result._blocks_from_segments``, the labelled blocks of
+  jusText and CNR, each made without a Python-level call.
+
+Where a tree holds what the Python code was never written for (an entity reference node,
+which the HTML parser never makes; a cleaning root that is not its document's top
+element), :class:`Unsupported` is raised and the caller runs the Python function.
 
 Built by ``setup.py`` when Cython and a C compiler are at hand; without it the package
-runs on the Python walk, slower and otherwise the same.
+runs on the Python functions, slower and otherwise the same.
 """
 
 cimport cython
