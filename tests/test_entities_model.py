@@ -199,3 +199,61 @@ def test_context_of_a_list():
     assert (ctx.near, ctx.label) == ("Our Locations", "Open every day")
     assert ctx.text == "Our Locations Clinic"
     assert _stems("Locations") == _stems("located")
+
+
+def test_query_category_is_the_question_word_or_the_head_noun():
+    from scrapy_boilerplate.entities.features import query_category
+
+    assert query_category("Who are the current PhD students?") == "WHO"
+    assert query_category("When are the midterms or exams?") == "WHEN"
+    assert query_category("Where are the clinics located?") == "WHERE"
+    # the last noun of the first noun phrase, stemmed
+    assert query_category("What courses does this person teach?") == "cours"
+    assert query_category("tallest buildings in minneapolis") == "build"
+    assert query_category("list of presidents of the united states") == "presid"
+    assert query_category("cities in wisconsin") == query_category("Cities in Ohio")
+    assert query_category("") == query_category("of the") == "NONE"
+
+
+def test_query_denotation_features_conjoin_the_category_with_every_denotation_feature():
+    html = (
+        "<html><body><h2>Mayors</h2><ul><li>Ann Lee</li><li>Bo Chan</li><li>Cy Dunn</li></ul>"
+        "</body></html>"
+    )
+    pc = PageCandidates(sb.parse(html))
+    names = ["Ann Lee", "Bo Chan", "Cy Dunn"]
+    i = next(i for i, c in enumerate(pc.candidates) if c.entities == names)
+    feats = pc.features("mayors of boise")[i]
+    assert pc.denotation[i]
+    for name in pc.denotation[i]:
+        assert feats[name] == 1.0 and feats[f"QD:mayor|{name}"] == 1.0
+    assert not any(k.startswith("QD:WHO|") for k in feats)
+    assert any(k.startswith("QD:WHO|") for k in pc.features("Who was mayor?")[i])
+    # scoring without the feature dicts gives the same scores as the dicts
+    model = Model({f"QD:mayor|{pc.denotation[i][0]}": 2.0, "HDR-WORD=name": 1.0})
+    for query in ("mayors of boise", "Who was mayor?"):
+        expected = [model.score(f) for f in pc.features(query)]
+        assert pc.scores(query, model) == pytest.approx(expected)
+
+
+def test_column_header_features():
+    from scrapy_boilerplate.entities.features import column_header
+
+    html = (
+        "<html><body><table><tr><th colspan='2'>Name</th><th>Term of office in the city"
+        "</th><th></th></tr>"
+        "<tr><td>1</td><td>Ann Lee</td><td>1990-1994</td><td>x</td></tr>"
+        "<tr><td>2</td><td>Bo Chan</td><td>1994-1998</td><td>y</td></tr>"
+        "<tr><td>3</td><td>Cy Dunn</td><td>1998-2002</td><td>z</td></tr></table>"
+        "<ul><li>Home</li><li>About</li></ul></body></html>"
+    )
+    pc = PageCandidates(sb.parse(html))
+    by_list = {tuple(c.entities): (c, h) for c, h in zip(pc.candidates, pc.headers, strict=True)}
+    # a colspan of 2 covers the first two columns
+    assert by_list["Ann Lee", "Bo Chan", "Cy Dunn"][1] == ("HDR-WORD=name",)
+    assert column_header(by_list["1", "2", "3"][0]) == "Name"
+    assert by_list["1990-1994", "1994-1998", "1998-2002"][1] == ("HDR-LONG",)
+    assert by_list["x", "y", "z"][1] == ("HDR-EMPTY",)
+    assert by_list["Home", "About"][1] == ()  # not in a table
+    names = pc.candidates.index(by_list["Ann Lee", "Bo Chan", "Cy Dunn"][0])
+    assert pc.features("mayors")[names]["HDR-WORD=name"] == 1.0

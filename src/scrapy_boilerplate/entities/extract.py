@@ -25,8 +25,10 @@ from .features import (
     best_overlaps,
     context_of,
     denotation_names,
+    header_names,
     list_text,
     node_names,
+    query_denotation_names,
     query_features,
     structural_parts,
 )
@@ -85,9 +87,10 @@ class PageCandidates:
         ]
         # Query-independent features, kept in parts: the structural ones as node lists
         # (their names are shared by every candidate with the same list at some level),
-        # the denotation ones as names.
+        # the denotation and column header ones as names.
         self.parts: list[list[Part]] = []
         self.denotation: list[tuple[str, ...]] = []
+        self.headers = [header_names(c) for c in self.candidates]
         denotations: dict[tuple[str, ...], tuple[str, ...]] = {}
         for cand in self.candidates:
             check()  # the page's deadline (a crawl's BOILERPLATE_TIMEOUT)
@@ -112,14 +115,19 @@ class PageCandidates:
                 feats[prefix + name] = 1.0
         for name in self.denotation[i]:
             feats[name] = 1.0
+        for name in self.headers[i]:
+            feats[name] = 1.0
         return feats
 
     def features(self, query: str) -> list[dict[str, float]]:
         """Every candidate's features for ``query`` (the training's input)."""
+        category = Query(query).category
         out = []
         for i, feats in enumerate(self._query_features(query)):
             base = self.base_features(i)
             base.update(feats)
+            for name in query_denotation_names(category, self.denotation[i]):
+                base[name] = 1.0
             out.append(base)
         return out
 
@@ -147,7 +155,7 @@ class PageCandidates:
         memo = self.page.memo
         shares: dict[Part, float] = {}
         out = []
-        for parts, names in zip(self.parts, self.denotation, strict=True):
+        for parts, names, header in zip(self.parts, self.denotation, self.headers, strict=True):
             score = 0.0
             for part in parts:
                 share = shares.get(part)
@@ -157,16 +165,38 @@ class PageCandidates:
                         map(w.get, [prefix + name for name in memo[part[1]]], repeat(0.0))
                     )
                 score += share
+            score += sum(map(w.get, header, repeat(0.0)))
             out.append(score + sum(map(w.get, names, repeat(0.0))))
         self._base_scores[id(model)] = (model, out)
         return out
 
+    def _query_denotation(self, query: str, model: Model) -> list[float]:
+        """``θ · φ`` of the query-denotation features of every candidate, once per
+        distinct entity list (the denotation names are shared by equal lists)."""
+        category = Query(query).category
+        w = model.weights
+        shares: dict[int, float] = {}
+        out = []
+        for names in self.denotation:
+            share = shares.get(id(names))
+            if share is None:
+                share = shares[id(names)] = sum(
+                    map(w.get, query_denotation_names(category, names), repeat(0.0))
+                )
+            out.append(share)
+        return out
+
     def scores(self, query: str, model: Model) -> list[float]:
         """``θ · φ`` of every candidate for ``query``: the query-independent part once per
-        model, plus the query features' part."""
+        model, plus the query features' and the query-denotation features' parts."""
         return [
-            base + model.score(feats)
-            for base, feats in zip(self._base(model), self._query_features(query), strict=True)
+            base + model.score(feats) + qd
+            for base, feats, qd in zip(
+                self._base(model),
+                self._query_features(query),
+                self._query_denotation(query, model),
+                strict=True,
+            )
         ]
 
 

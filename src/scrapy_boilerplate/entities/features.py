@@ -381,6 +381,72 @@ def context_text(cand: Candidate, memo: dict[Any, Context] | None = None) -> str
     return context_of(cand, memo).text
 
 
+#: Longest column header (in words) whose words become features.
+MAX_HEADER_WORDS = 4
+_CELLS = frozenset({"td", "th"})
+
+
+def _span(cell: Any) -> int:
+    try:
+        return max(int(cell.get("colspan") or 1), 1)
+    except ValueError:
+        return 1
+
+
+def column_header(cand: Candidate) -> str | None:
+    """The text of the header cell above the column of ``cand``'s first node (the cell of
+    the table's first row with a ``th``, at the same column, spans counted); ``""`` for a
+    column without one; ``None`` when the nodes are not in a table's cells."""
+    first = cand.nodes[0]
+    anc = set(first.iterancestors())
+    lca = next((a for a in cand.nodes[1].iterancestors() if a in anc), None)
+    cell = first if _tag(first) in _CELLS else None
+    for a in first.iterancestors():
+        if a is lca:
+            break
+        if _tag(a) in _CELLS:
+            cell = a
+    row = cell.getparent() if cell is not None else None
+    if row is None or row.getparent() is None:
+        return None
+    col = 0
+    for sib in row:
+        if sib is cell:
+            break
+        if _tag(sib) in _CELLS:
+            col += _span(sib)
+    header = next((tr for tr in row.getparent().iter("tr")
+                   if any(_tag(c) == "th" for c in tr)), None)  # fmt: skip
+    if header is None or header is row:
+        return ""
+    start = 0
+    for c in header:
+        if _tag(c) not in _CELLS:
+            continue
+        span = _span(c)
+        if start <= col < start + span:
+            return _text(c)
+        start += span
+    return ""
+
+
+def header_names(cand: Candidate) -> tuple[str, ...]:
+    """Features of the header cell of ``cand``'s column (:func:`column_header`),
+    query-independent: the stemmed words of a short header (``HDR-WORD=name``: a "Name"
+    or "Title" column holds a table's entities more often than "Date" or "Notes"),
+    ``HDR-LONG`` for a longer one, ``HDR-EMPTY`` for a column without one; nothing
+    outside tables. Chosen by 5-fold cross-validation on the training examples
+    (docs/entities.md)."""
+    text = column_header(cand)
+    if text is None:
+        return ()
+    if not text:
+        return ("HDR-EMPTY",)
+    if len(text.split()) > MAX_HEADER_WORDS:
+        return ("HDR-LONG",)
+    return tuple(sorted(f"HDR-WORD={w}" for w in _stems(text)))
+
+
 def _text(el: Any) -> str:
     return " ".join(" ".join(el.itertext()).split())
 
@@ -452,6 +518,44 @@ def list_text(
     return ListText(_stems(context.text), *part, _stems(context.near), _stems(context.label))
 
 
+_WH = {"who": "WHO", "whom": "WHO", "whose": "WHO", "when": "WHEN", "where": "WHERE"}
+_WH_SKIP = frozenset(("what", "which", "how"))
+
+
+def query_category(query: str) -> str:
+    """The query's category ``g(x)`` for the query-denotation features (section 4.6, where
+    it was classified by hand into 7 categories): the question word for "who", "when" and
+    "where" questions (a person, a time, a place), else the head noun, stemmed: the last
+    noun of the first noun phrase ("tallest buildings in minneapolis" -> "build", "What
+    courses does this person teach?" -> "cours"); ``NONE`` when there is none."""
+    words = [m.group(0).lower() for m in _WORD.finditer(query)]
+    if not words:
+        return "NONE"
+    if words[0] in _WH:
+        return _WH[words[0]]
+    tags = _pos(" ".join(words))
+    if len(tags) != len(words):  # (the tagger split a word: no alignment, no head)
+        return "NONE"
+    head = None
+    for i, (word, tag) in enumerate(zip(words, tags, strict=True)):
+        if head is not None and tag.startswith(("IN", "VB", "W")):
+            break  # the end of the first noun phrase
+        if (i == 0 and word in _WH_SKIP) or word in _STOP:
+            continue
+        if tag.startswith("NN"):
+            head = word
+    return _stem(head) if head is not None else "NONE"
+
+
+def query_denotation_names(category: str, names: Sequence[str]) -> tuple[str, ...]:
+    """Section 4.6's query-denotation features: every denotation feature ``f(y)`` (its
+    name in ``names``) conjoined with the query's category ``g(x)``
+    (:func:`query_category`). Kept besides the denotation features themselves; chosen by
+    5-fold cross-validation on the training examples (docs/entities.md)."""
+    prefix = f"QD:{category}|"
+    return tuple(prefix + name for name in names)
+
+
 class Query:
     """A query's words as the query features use them, computed once a query."""
 
@@ -462,6 +566,7 @@ class Query:
         self.last = _stem(self.words[-1]) if self.words else ""
         self.last_pos = f"{_pos(query)[-1:] or ('',)}"
         self.weighted = self.stems  # the words that count in the context overlaps
+        self.category = query_category(query)
 
     def overlap(self, words: frozenset[str] | set[str]) -> float:
         return len(self.stems & words) / len(self.stems) if self.stems else 0.0
