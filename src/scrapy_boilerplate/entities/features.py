@@ -12,8 +12,11 @@ Porter-stemmed, against the text around the list (all of it: table header cells 
 captions, then the headings above it; the nearest of those headings alone; the label, the
 short text just before it), each as a binned share of the query's words that the page
 uses around some list, with a flag for the lists of the page that reach the best share;
-the query's words against the entities themselves; and conjunctions of the query's last
-word with the entities' majority part-of-speech pattern.
+the query's words against the entities themselves; conjunctions of the query's last
+word with the entities' majority part-of-speech pattern; and section 4.6's
+query-denotation features, every denotation feature conjoined with the query's category
+(:func:`query_category`). Besides the paper's structural features, the words of the
+header cell above a list's table column (:func:`header_names`, query-independent).
 """
 
 from __future__ import annotations
