@@ -44,17 +44,18 @@ PAGES = Path(__file__).parent / "pages"
 NODE_FIELDS = tuple(
     f
     for f in CNRNodes.__slots__
-    if f not in ("skip_tags", "menu_tags", "text_counts", "link_counts")
+    if f not in ("skip_tags", "menu_tags", "text_counts", "link_counts", "index")
 )
 
 
 def _tree_arrays(nodes: CNRNodes) -> list:
+    """CNR's tree made from what a walk recorded: its arrays, and its element index."""
     tree = cnr._tree(nodes)
-    return [
-        getattr(tree, f).tolist() if hasattr(getattr(tree, f), "tolist") else getattr(tree, f)
-        for f in ("parent", "end", "kind", "chars", "weight", "text_length", "cnr", "links",
-                  "link_chars", "menu_tag_nodes")
-    ]  # fmt: skip
+    fields = ("parent", "end", "kind", "chars", "weight", "text_length", "cnr", "links",
+              "link_chars", "menu_tag_nodes")  # fmt: skip
+    arrays = [getattr(tree, f) for f in fields]
+    index = {id(k): v for k, v in tree.element_index().items()}
+    return [*(a.tolist() if hasattr(a, "tolist") else a for a in arrays), index]
 
 
 def _block_fields(blocks: list) -> list[tuple]:
@@ -70,9 +71,7 @@ def _recorded(nodes: CNRNodes) -> tuple:
     values = []
     for name in NODE_FIELDS:
         value = getattr(nodes, name)
-        if name == "index":
-            values.append({id(k): v for k, v in value.items()})
-        elif name == "elements":
+        if name == "elements":
             values.append([id(v) for v in value])
         else:
             values.append(list(value))

@@ -185,6 +185,27 @@ cdef _text_block(str text, element, str tag, str xpath, str tag_path, Py_ssize_t
     return b
 
 
+cdef bint _blank_run(xmlNode* c) noexcept:
+    """Would lxml's ``.text`` / ``.tail`` starting at ``c`` (the run of text and CDATA nodes,
+    XInclude markers skipped, as lxml's ``_collectText`` reads it) be None, empty or ASCII
+    white space only? Answered from libxml2's bytes, without making a string; False where
+    unsure (a byte that is not ASCII white space: the string is made and tested)."""
+    cdef const unsigned char* p
+    while c is not NULL:
+        if c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE:
+            p = <const unsigned char*>c.content
+            if p is not NULL:
+                while p[0]:
+                    # str.isspace() in ASCII: \t \n \v \f \r, \x1c-\x1f, space
+                    if not (9 <= p[0] <= 13 or 28 <= p[0] <= 32):
+                        return False
+                    p += 1
+        elif c.type != tree.XML_XINCLUDE_START and c.type != tree.XML_XINCLUDE_END:
+            return True
+        c = c.next
+    return True
+
+
 cdef inline bint _has_text(object text):
     """``text and not text.isspace()``: a string with a character that is not white space."""
     if text is None:
@@ -467,12 +488,11 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     w.record = record
     cdef list n_menu, n_parent, n_elements, n_ends, n_texts, n_skipped, link_ids, link_texts
     cdef list text_counts, link_counts
-    cdef dict n_index
     skip_tags = menu_tags = None
     if record:
         skip_tags = nodes.skip_tags
         menu_tags = nodes.menu_tags
-        n_index = nodes.index
+        nodes.index = None  # made by CNR's tree on first use (CNRTree.element_index)
         n_menu = nodes.menu
         n_parent = nodes.parent
         n_elements = nodes.elements
@@ -536,15 +556,23 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         n_skipped.append(len(n_parent))
                         n_parent.append(cur)
                         cur = len(n_elements)
-                        n_index[el] = cur
                         n_elements.append(el)
                         n_ends.append(0)
                         if raw in menu_tags:
                             n_menu.append(cur)
                     is_end = True  # skip_subtree(): its "end" comes next
                     continue
-                text = cetree.textOf(c)
-                has_text = _has_text(text)
+                # lxml's .text, unless it is white space that nothing below reads: inside a
+                # recorded link (its characters), at a recorded <a> (its first chunk), in
+                # jusText 3.0.2's cleaning (unwrapped tags keep it)
+                if _blank_run(c.children) and not (
+                    has_unwrapped or (record and not hidden and (in_link or raw == "a"))
+                ):
+                    text = None
+                    has_text = False
+                else:
+                    text = cetree.textOf(c)
+                    has_text = _has_text(text)
                 if not record:
                     pass
                 elif hidden:
@@ -558,7 +586,6 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 else:
                     n_parent.append(cur)
                     cur = len(n_elements)
-                    n_index[el] = cur
                     n_elements.append(el)
                     n_ends.append(0)
                     if raw in menu_tags:
@@ -623,9 +650,14 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     continue
                 is_end = True
                 continue
-            # a comment or a PI: only its tail is text
-            tail = cetree.tailOf(c)
-            text_tail = _has_text(tail)
+            # a comment or a PI: only its tail is text (read where it is not white space,
+            # or inside a recorded link, or in jusText 3.0.2's cleaning)
+            if _blank_run(c.next) and not (has_unwrapped or (record and not hidden and in_link)):
+                tail = None
+                text_tail = False
+            else:
+                tail = cetree.tailOf(c)
+                text_tail = _has_text(tail)
             if not record or hidden:  # (below a nonContentNode: nothing)
                 pass
             elif in_link:
@@ -638,9 +670,16 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 n_texts.append(tail)
                 text_counts.append(_non_space(tail))
         else:
-            # ---- "end" of the element c
-            tail = cetree.tailOf(c)
-            text_tail = _has_text(tail)
+            # ---- "end" of the element c: its tail (read where it is not white space, or
+            # inside a recorded link, or in jusText 3.0.2's cleaning)
+            if _blank_run(c.next) and not (
+                has_unwrapped or (record and hidden <= 1 and in_link > 1)
+            ):
+                tail = None
+                text_tail = False
+            else:
+                tail = cetree.tailOf(c)
+                text_tail = _has_text(tail)
             if record:
                 if hidden > 1:  # an element below a nonContentNode ended
                     hidden -= 1
@@ -880,6 +919,14 @@ cdef _bind_block():
     _block_state = 1
 
 
+cdef inline object _slot(object block, Py_ssize_t i):
+    """Field ``i`` of a TextBlock read through its slot (getattr where it is unset)."""
+    cdef PyObject* value = (<PyObject**>((<char*><PyObject*>block) + _tb_offsets[i]))[0]
+    if value is NULL:
+        return getattr(block, _TEXT_BLOCK_FIELDS[i])  # raises AttributeError
+    return <object>value
+
+
 cdef inline void _put_block(PyObject* obj, Py_ssize_t i, object value) noexcept:
     Py_INCREF(value)
     (<PyObject**>((<char*>obj) + _block_offsets[i]))[0] = <PyObject*>value
@@ -888,8 +935,11 @@ cdef inline void _put_block(PyObject* obj, Py_ssize_t i, object value) noexcept:
 def blocks_from_segments(segments, list labels, tuple keys, tuple columns):
     """``result._blocks_from_segments`` (the reference), compiled: each block's slots are
     filled directly, its fields dict built in C."""
+    if _TextBlock is None:
+        _bind()
     if _block_state == 0:
         _bind_block()
+    cdef bint fast_read = _tb_fast
     if _block_state != 1:
         return _python_blocks(segments, labels, keys, columns)
     cdef Py_ssize_t n = len(segments), k, i, length, nkeys = len(keys)
@@ -901,9 +951,19 @@ def blocks_from_segments(segments, list labels, tuple keys, tuple columns):
     cdef double density
     for i in range(n):
         b = segments[i]
-        text = b.text
+        if fast_read and type(b) is _TextBlock:
+            text = _slot(b, 0)
+            xpath = _slot(b, 3)
+            tag = _slot(b, 2)
+            tag_path = _slot(b, 4)
+            link_chars = _slot(b, 5)
+            index = _slot(b, 6)
+            start = _slot(b, 7)
+        else:
+            text, xpath, tag, tag_path = b.text, b.xpath, b.tag, b.tag_path
+            link_chars, index, start = b.link_chars, b.index, b.start
         length = len(text)
-        density = min(1.0, <double>b.link_chars / length) if length else 0.0
+        density = min(1.0, <double>link_chars / length) if length else 0.0
         fields = {}
         for k in range(nkeys):
             fields[keys[k]] = (<list>cols[k])[i]
@@ -913,13 +973,13 @@ def blocks_from_segments(segments, list labels, tuple keys, tuple columns):
         block = <object>obj
         Py_DECREF(block)
         _put_block(obj, 0, text)
-        _put_block(obj, 1, b.xpath)
-        _put_block(obj, 2, b.tag)
+        _put_block(obj, 1, xpath)
+        _put_block(obj, 2, tag)
         _put_block(obj, 3, labels[i])
-        _put_block(obj, 4, b.tag_path)
+        _put_block(obj, 4, tag_path)
         _put_block(obj, 5, density)
-        _put_block(obj, 6, b.index)
-        _put_block(obj, 7, b.start)
+        _put_block(obj, 6, index)
+        _put_block(obj, 7, start)
         _put_block(obj, 8, fields)
         out.append(block)
     return out

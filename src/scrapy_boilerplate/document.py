@@ -833,7 +833,7 @@ class CNRNodes:
     def __init__(self, skip_tags: frozenset[str], menu_tags: frozenset[str] = frozenset()) -> None:
         self.skip_tags = skip_tags
         self.menu_tags = menu_tags
-        self.index: dict[Any, int] = {}
+        self.index: dict[Any, int] | None = {}
         self.menu: list[int] = []
         self.parent: list[int] = []
         self.elements: list[Any] = []
@@ -844,7 +844,8 @@ class CNRNodes:
         self.link_texts: list[str] = []
         self.block_nodes: list[int] = []
         # The compiled walk counts each text's and link text's characters that are not
-        # white space as it goes; the Python walk leaves them to CNR (None).
+        # white space as it goes; the Python walk leaves them to CNR (None). It leaves
+        # ``index`` out (None): CNR's tree makes it on first use.
         self.text_counts: list[int] | None = None
         self.link_counts: list[int] | None = None
 
@@ -854,6 +855,7 @@ class CNRNodes:
             value = getattr(self, name)
             if isinstance(value, (list, dict)):
                 value.clear()
+        self.index = {}
         self.text_counts = self.link_counts = None
 
 

@@ -219,16 +219,25 @@ class CNRTree:
     cnr: np.ndarray
     links: np.ndarray
     link_chars: np.ndarray
-    index: dict[Any, int] = field(repr=False)
+    index: dict[Any, int] | None = field(repr=False)
     menu_tag_nodes: list[int] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.parent)
 
+    def element_index(self) -> dict[Any, int]:
+        """``index``, the node id of each element node: as the walk recorded it, or made
+        here on first use (the compiled walk leaves it out: most pages never need it)."""
+        if self.index is None:
+            kind, elements = self.kind, self.elements
+            ids = np.flatnonzero((kind == ELEMENT) | (kind == NON_CONTENT)).tolist()
+            self.index = {elements[i]: i for i in ids}
+        return self.index
+
     def node_of(self, el: Any) -> int:
         """The id of ``el``, or of its closest ancestor that is a node (children of
         nonContentNodes are not nodes); 0 (the root) when none is."""
-        index = self.index
+        index = self.element_index()
         while el is not None:
             i = index.get(el)
             if i is not None:
@@ -238,7 +247,7 @@ class CNRTree:
 
     def nodes_of(self, els: Iterable[Any]) -> list[int]:
         """:meth:`node_of` for many elements (ancestors looked up once)."""
-        index = self.index
+        index = self.element_index()
         memo: dict[Any, int] = {}
         out = []
         for el in els:
