@@ -19,7 +19,7 @@ step's fastest of ``--repeat`` runs, each run on a fresh parse; the median over 
 - ``extract()``: the whole public call ``extract(html, "cnr")``, timed on its own.
 
 Both with the compiled walk (``scrapy_boilerplate._speedups``) and with the pure-Python
-walk (``document.SPEEDUPS = False``), in the same process. Single-threaded. Exit 2 when
+walk (``_compiled.ENABLED = False``), in the same process. Single-threaded. Exit 2 when
 the dataset is missing.
 """
 
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from scrapy_boilerplate import document, extract, registry
+from scrapy_boilerplate import _compiled, document, extract, registry
 from scrapy_boilerplate.benchmark.datasets import load, missing_message
 from scrapy_boilerplate.document import CNRNodes, justext_segment, parse
 from scrapy_boilerplate.extractors import cnr
@@ -134,13 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     pages = [p.html for p in load("wcxb-dev", args.data, args.split, args.limit, False)]
     results = {}
     modes = [("compiled walk", True), ("Python walk", False)]
-    if document._compiled_segment is None:
+    if not _compiled.built():
         print("scrapy_boilerplate._speedups is not built: Python walk only", file=sys.stderr)
         modes = modes[1:]
     for name, compiled in modes:
-        document.SPEEDUPS = compiled
+        _compiled.ENABLED = compiled
         results[name] = run(pages, args.repeat)
-    document.SPEEDUPS = True
+    _compiled.ENABLED = True
     text = report(results, args, len(pages))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")

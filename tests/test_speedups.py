@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from scrapy_boilerplate import document, extract, parse
+from scrapy_boilerplate import _compiled, document, extract, parse
 from scrapy_boilerplate.document import (
     JUSTEXT_REFERENCE_REMOVED,
     JUSTEXT_REFERENCE_UNWRAPPED,
@@ -195,11 +195,13 @@ def test_refused_tree_is_walked_again_in_python(monkeypatch: pytest.MonkeyPatch)
     """What the compiled walk recorded before it gave up is forgotten."""
     doc = parse((PAGES / "recipe.html").read_bytes())
 
+    walk = _speedups.justext_segment
+
     def gives_up(root, removed, unwrapped, nodes):
-        _speedups.justext_segment(root, removed, unwrapped, nodes)  # records everything
+        walk(root, removed, unwrapped, nodes)  # records everything
         raise _speedups.Unsupported("test")
 
-    monkeypatch.setattr(document, "_compiled_segment", gives_up)
+    monkeypatch.setattr(_speedups, "justext_segment", gives_up)
     nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
     blocks = justext_segment(doc.root, doc.removed, frozenset(), nodes)
     expected_nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
@@ -212,7 +214,7 @@ def test_refused_tree_is_walked_again_in_python(monkeypatch: pytest.MonkeyPatch)
 def test_extractions_equal_without_speedups(monkeypatch: pytest.MonkeyPatch) -> None:
     html = (PAGES / "news_article.html").read_text()
     compiled = [extract(html, m).to_dict() for m in ("justext", "cnr")]
-    monkeypatch.setattr(document, "SPEEDUPS", False)
+    monkeypatch.setattr(_compiled, "ENABLED", False)
     python = [extract(html, m).to_dict() for m in ("justext", "cnr")]
     assert compiled == python
 

@@ -19,6 +19,7 @@ import lxml.etree as etree
 import numpy as np
 from w3lib.encoding import html_to_unicode, read_bom, resolve_encoding
 
+from . import _compiled
 from ._deadline import check
 from .errors import UnsupportedInput
 
@@ -577,10 +578,11 @@ def _lang(root: Any) -> str | None:
 
 def find_removed(root: Any) -> set[Any]:
     """:func:`_find_removed`, compiled where ``_speedups`` is built (the same set)."""
-    if _compiled_find_removed is not None and SPEEDUPS:
+    compiled = _compiled.step("find_removed")
+    if compiled is not None:
         try:
-            return _compiled_find_removed(root)
-        except _CompiledUnsupported:
+            return compiled(root)
+        except _compiled.Unsupported:
             pass
     return _find_removed(root)
 
@@ -870,13 +872,14 @@ def justext_segment(
 
     The compiled walk (``scrapy_boilerplate._speedups``, built at install where a C
     compiler is at hand) gives exactly what :func:`_justext_segment` gives, several times
-    faster; without it, or on a tree it does not handle, or with ``SPEEDUPS`` set to False,
-    the pure-Python walk runs.
+    faster; without it, or on a tree it does not handle, or with ``_compiled.ENABLED`` set
+    to False, the pure-Python walk runs.
     """
-    if _compiled_segment is not None and SPEEDUPS:
+    compiled = _compiled.step("justext_segment")
+    if compiled is not None:
         try:
-            return _compiled_segment(root, removed, unwrapped, nodes)
-        except _CompiledUnsupported:
+            return compiled(root, removed, unwrapped, nodes)
+        except _compiled.Unsupported:
             if nodes is not None:
                 nodes.clear()  # the compiled walk stopped part way: start again in Python
     return _justext_segment(root, removed, unwrapped, nodes)
@@ -1317,14 +1320,3 @@ def _build_cdom(doc: Document) -> CNode:
                 node.children.append(child)
                 todo.append((kid, child))
     return root
-
-
-#: Use the compiled walk when it is built (tests and benchmarks turn it off to compare).
-SPEEDUPS = True
-try:  # the optional compiled walk (setup.py builds it); it imports this module lazily
-    from ._speedups import Unsupported as _CompiledUnsupported
-    from ._speedups import find_removed as _compiled_find_removed
-    from ._speedups import justext_segment as _compiled_segment
-except ImportError:  # not built: the pure-Python walk
-    _compiled_segment = _compiled_find_removed = None
-    _CompiledUnsupported = None

@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _compiled
+
 CONTENT = "content"
 BOILERPLATE = "boilerplate"
 LABELS = (CONTENT, BOILERPLATE)
@@ -76,8 +78,9 @@ def blocks_from_segments(
     The compiled twin (``_speedups.blocks_from_segments``, where the module is built) gives
     the same blocks without a Python-level call per block.
     """
-    if _compiled_blocks is not None:
-        return _compiled_blocks(segments, labels, keys, columns)
+    compiled = _compiled.step("blocks_from_segments")
+    if compiled is not None:
+        return compiled(segments, labels, keys, columns)
     return _blocks_from_segments(segments, labels, keys, columns)
 
 
@@ -89,7 +92,6 @@ def _blocks_from_segments(
         raise ValueError("segments, labels and columns differ in length")
     out = []
     for i, (b, label) in enumerate(zip(segments, labels, strict=True)):
-        n = len(b.text)
         out.append(
             Block(
                 b.text,
@@ -97,7 +99,7 @@ def _blocks_from_segments(
                 b.tag,
                 label,
                 b.tag_path,
-                min(1.0, b.link_chars / n) if n else 0.0,
+                b.link_density,
                 b.index,
                 b.start,
                 {key: column[i] for key, column in zip(keys, columns, strict=True)},
@@ -312,9 +314,3 @@ class Extraction:
             prev_kind = kind
         flush_row()
         return "\n".join(out).strip() + ("\n" if out else "")
-
-
-try:  # the optional compiled module (setup.py); it imports this module lazily
-    from ._speedups import blocks_from_segments as _compiled_blocks
-except ImportError:  # not built: Python
-    _compiled_blocks = None
