@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -326,3 +327,153 @@ def test_result_blocks_equal_python() -> None:
         _speedups.blocks_from_segments(segments, labels[:-1], ("score", "rank"), columns)
     with pytest.raises(ValueError):
         result._blocks_from_segments(segments, labels, ("score",), columns)
+
+
+# CNR's Algorithm 1 values, detection, menus and block labels (cnr._tree_arrays and
+# cnr._label_blocks are the references of _speedups.cnr_tree_arrays and cnr_label).
+
+LABEL_PARAMS = (
+    {},
+    {"max_blocks": 3, "content_blocks": 2},
+    {"selection": "top_k", "top_k": 3},
+    {"selection": "top_fraction", "top_fraction": 0.3, "candidates": "all"},
+    {"selection": "above_mean_std", "granularity": -2, "max_blocks": 2},
+    {"granularity": 2, "max_blocks": 4, "detect_menus": False},
+    {"granularity": -1, "max_blocks": 5, "content_blocks": 5, "candidates": "all"},
+    {"menu_link_ratio": 0.1, "menu_max_link_chars": 80.0, "menu_min_links": 1},
+)
+
+
+def _labels_both_ways(tree: cnr.CNRTree, block_nodes: list[int], overrides: dict) -> tuple:
+    params = cnr.CNRExtractor().validate(overrides)
+    compiled = cnr.label_blocks(tree, block_nodes, params)
+    python = cnr._label_blocks(tree, block_nodes, params)
+    return compiled, python
+
+
+def test_node_kinds_match() -> None:
+    assert _speedups.NODE_KINDS == (cnr.ELEMENT, cnr.TEXT, cnr.TAIL, cnr.NON_CONTENT)
+
+
+@pytest.mark.parametrize("path", sorted(PAGES.glob("*.html")), ids=lambda p: p.stem)
+def test_cnr_labels_equal_python_on_pages(path: Path) -> None:
+    doc = parse(path.read_bytes())
+    tree, _, block_nodes = cnr.tree_and_blocks(doc)
+    for overrides in LABEL_PARAMS:
+        compiled, python = _labels_both_ways(tree, block_nodes, overrides)
+        assert compiled == python, overrides
+        assert all(type(x) is float for x in compiled[3])
+
+
+@st.composite
+def cnr_trees(draw: st.DrawFn) -> tuple[cnr.CNRTree, list[int]]:
+    """A random CNR tree in pre-order (each node's parent: the node before it or one of
+    its ancestors), with text nodes as leaves, links and menu tags, and blocks' nodes."""
+    n = draw(st.integers(1, 60))
+    parent = [-1]
+    kinds = [cnr.ELEMENT]
+    for i in range(1, n):
+        chain = []
+        a = i - 1
+        while a >= 0:
+            if kinds[a] in (cnr.ELEMENT,):  # only elements have children
+                chain.append(a)
+            a = parent[a]
+        if not chain:
+            break
+        parent.append(draw(st.sampled_from(chain)))
+        kinds.append(draw(st.sampled_from([cnr.ELEMENT] * 3 + [cnr.TEXT, cnr.NON_CONTENT])))
+    n = len(parent)
+    end = list(range(1, n + 1))
+    for i in range(n - 1, 0, -1):
+        end[parent[i]] = max(end[parent[i]], end[i])
+    kind = [cnr.TAIL if k == cnr.TEXT and parent[i] != i - 1 else k for i, k in enumerate(kinds)]
+    chars = [draw(st.integers(0, 40)) if k in (cnr.TEXT, cnr.TAIL) else 0 for k in kind]
+    links = [draw(st.booleans()) if k == cnr.NON_CONTENT else False for k in kind]
+    own_link = [draw(st.integers(0, 30)) if is_link else 0 for is_link in links]
+    end_a = np.array(end, dtype=np.int64)
+    ids = np.arange(n)
+    weight, text_length, cnr_values = cnr._ratios(end_a, np.ones(n, dtype=np.int64),
+                                                  np.array(chars, dtype=np.int64))  # fmt: skip
+    cum_links = np.concatenate([[0], np.cumsum(np.array(links, dtype=np.int64))])
+    cum_lc = np.concatenate([[0], np.cumsum(np.array(own_link, dtype=np.int64))])
+    menu = [i for i in range(n) if kind[i] == cnr.ELEMENT and draw(st.integers(0, 9)) == 0]
+    tree = cnr.CNRTree(
+        parent=parent,
+        end=end_a,
+        kind=np.array(kind, dtype=np.int8),
+        elements=[None] * n,
+        chars=np.array(chars, dtype=np.int64),
+        weight=weight,
+        text_length=text_length,
+        cnr=cnr_values,
+        links=cum_links[end_a] - cum_links[ids],
+        link_chars=cum_lc[end_a] - cum_lc[ids],
+        index={},
+        menu_tag_nodes=menu,
+    )
+    block_nodes = draw(st.lists(st.integers(0, n - 1), max_size=30))
+    return tree, block_nodes
+
+
+@settings(max_examples=300, deadline=None)
+@given(cnr_trees(), st.sampled_from(LABEL_PARAMS))
+def test_cnr_labels_equal_python_on_generated_trees(
+    made: tuple[cnr.CNRTree, list[int]], overrides: dict
+) -> None:
+    tree, block_nodes = made
+    compiled, python = _labels_both_ways(tree, block_nodes, overrides)
+    assert compiled == python
+
+
+def test_cnr_label_falls_back_on_what_it_does_not_handle(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = parse((PAGES / "news_article.html").read_bytes())
+    tree, _, block_nodes = cnr.tree_and_blocks(doc)
+    params = cnr.CNRExtractor().validate({})
+    with pytest.raises(_speedups.Unsupported):
+        _speedups.cnr_label(
+            [0, *tree.parent[1:]], tree.end, tree.kind, tree.chars, tree.weight, tree.cnr,
+            tree.links, tree.link_chars, [], list(block_nodes), "above_mean", 10, 0.1,
+            "elements", 0, 1, 1, True, 0.4, 25.0, 3,
+        )  # fmt: skip
+    with pytest.raises(_speedups.Unsupported):  # a record of the Python walk: no counts
+        nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
+        _justext_segment(doc.root, doc.removed, frozenset(), nodes)
+        _speedups.cnr_tree_arrays(nodes)
+    calls = []
+    monkeypatch.setattr(cnr, "_label_blocks", lambda *a: calls.append(a) or ([], [], [], []))
+    monkeypatch.setitem(params, "selection", "unknown")  # (validate() would refuse it)
+    assert cnr.label_blocks(tree, block_nodes, params) == ([], [], [], [])
+    assert calls
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<p>one</p>",
+        "<html><body><div><p>a<b>b</b></p><!-- c --><?pi x?></div>tail</body></html>",
+        "<!DOCTYPE html><html><head><title>t</title></head><body>"
+        + "<ul>" + "<li><a href='#'>x</a></li>" * 50 + "</ul></body></html>",
+        "<div>" * 3000 + "deep" + "</div>" * 3000,
+    ],
+)  # fmt: skip
+def test_count_elements_equals_xpath(html: str) -> None:
+    doc = parse(html, max_nodes=0)
+    expected = int(document._COUNT_ELEMENTS(doc.root))
+    assert _speedups.count_elements(doc.root) == expected
+    inner = doc.root.find(".//body") if doc.root.find(".//body") is not None else doc.root
+    assert _speedups.count_elements(inner) == expected  # the whole document, as //*
+    assert _speedups.count_elements(doc.root, expected) == expected
+    assert _speedups.count_elements(doc.root, expected - 1) == expected  # stops past it
+    if expected > 2:
+        assert _speedups.count_elements(doc.root, 2) == 3
+
+
+def test_check_nodes_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = parse("<html><body><p>x</p></body></html>").root
+    document._check_nodes(root, 3)
+    with pytest.raises(document.UnsupportedInput, match="over max_nodes 2 elements"):
+        document._check_nodes(root, 2)
+    monkeypatch.setattr(_compiled, "ENABLED", False)
+    with pytest.raises(document.UnsupportedInput, match="3 elements > max_nodes 2"):
+        document._check_nodes(root, 2)

@@ -14,7 +14,11 @@ and the fallback, and ``tests/test_speedups.py`` holds each pair to the same out
   walk would give;
 - :func:`find_removed` is ``document._find_removed``, the cleaning, in one pass;
 - :func:`blocks_from_segments` is ``result._blocks_from_segments``, the labelled blocks of
-  jusText and CNR, each made without a Python-level call.
+  jusText and CNR, each made without a Python-level call;
+- :func:`cnr_tree_arrays` is ``extractors.cnr._tree_arrays`` (Algorithm 1's values from the
+  walk's record) and :func:`cnr_label` is ``extractors.cnr._label_blocks`` (selection,
+  Algorithm 2, granularity, iterative detection, menus and each block's rank), on C arrays
+  instead of numpy calls and Python sets (the means and deviations are still numpy's).
 
 Where a tree holds what the Python code was never written for (an entity reference node,
 which the HTML parser never makes; a cleaning root that is not its document's top
@@ -983,3 +987,635 @@ def blocks_from_segments(segments, list labels, tuple keys, tuple columns):
         _put_block(obj, 8, fields)
         out.append(block)
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# CNR (extractors/cnr.py): Algorithm 1's values from the walk's record, and the detection,
+# menus and block labels, on C arrays. Node kinds as cnr.ELEMENT, TEXT, TAIL, NON_CONTENT.
+
+from libc.math cimport ceil
+from libc.stdint cimport int8_t, int64_t
+from libc.stdlib cimport qsort
+from libc.string cimport memset
+
+cdef enum:
+    _ELEMENT = 0
+    _TEXT = 1
+    _TAIL = 2
+    _NON_CONTENT = 3
+
+#: the node kinds (tests/test_speedups.py holds them equal to cnr's)
+NODE_KINDS = (_ELEMENT, _TEXT, _TAIL, _NON_CONTENT)
+
+cdef object _np = None
+
+
+cdef _numpy():
+    global _np
+    if _np is None:
+        import numpy
+
+        _np = numpy
+    return _np
+
+
+def cnr_tree_arrays(nodes):
+    """``cnr._tree``'s arrays from a record of the compiled walk (which counted each text's
+    characters): ``(end, kind, chars, weight, text_length, cnr, links, link_chars)``, the
+    same values as the numpy code, in one pass plus the prefix sums. Raises
+    :class:`Unsupported` on a record of the Python walk."""
+    cdef list parent = nodes.parent, ends = nodes.ends, skipped = nodes.skipped
+    cdef list link_ids = nodes.link_ids
+    text_counts = nodes.text_counts
+    link_counts = nodes.link_counts
+    if text_counts is None or link_counts is None or len(link_counts) != len(link_ids):
+        raise Unsupported("not a record of the compiled walk")
+    np = _numpy()
+    cdef Py_ssize_t n = len(parent), i, t = 0, j, e, p
+    if len(ends) != n:
+        raise Unsupported("ends and parents differ in length")
+    end_a = np.empty(n, dtype=np.int64)
+    kind_a = np.zeros(n, dtype=np.int8)
+    chars_a = np.zeros(n, dtype=np.int64)
+    weight_a = np.empty(n, dtype=np.int64)
+    tl_a = np.empty(n, dtype=np.int64)
+    cnr_a = np.empty(n, dtype=np.float64)
+    links_a = np.empty(n, dtype=np.int64)
+    lc_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] end = end_a, chars = chars_a, weight = weight_a, tl = tl_a
+    cdef int64_t[::1] links = links_a, lc = lc_a
+    cdef int8_t[::1] kind = kind_a
+    cdef double[::1] cnr = cnr_a
+    cdef list texts = text_counts
+    cdef Py_ssize_t ntexts = len(texts)
+    cdef int64_t* cum = <int64_t*>PyMem_Malloc(3 * (n + 1) * sizeof(int64_t))
+    cdef int64_t* own_link = <int64_t*>PyMem_Malloc((n + 1) * sizeof(int64_t))
+    if cum is NULL or own_link is NULL:
+        PyMem_Free(cum)
+        PyMem_Free(own_link)
+        raise MemoryError()
+    cdef int64_t* cum_chars = cum
+    cdef int64_t* cum_link_chars = cum + (n + 1)
+    cdef int64_t* cum_links = cum + 2 * (n + 1)
+    try:
+        memset(own_link, 0, (n + 1) * sizeof(int64_t))
+        for i in range(n):
+            e = ends[i]
+            if e < 0:  # a text node: end -ends, its characters the next count
+                end[i] = -e
+                p = parent[i]
+                kind[i] = _TEXT if p == i - 1 else _TAIL
+                if t >= ntexts:
+                    raise Unsupported("more text nodes than counts")
+                chars[i] = texts[t]
+                t += 1
+            else:
+                end[i] = e
+            if end[i] <= i or end[i] > n:
+                raise Unsupported("a node's end is out of range")
+        if t != ntexts:
+            raise Unsupported("fewer text nodes than counts")
+        for i in skipped:
+            kind[i] = _NON_CONTENT
+        cum_links[0] = 0
+        for i in range(n):
+            cum_links[i + 1] = 0
+        for j in range(len(link_ids)):
+            i = link_ids[j]
+            own_link[i] = link_counts[j]
+            cum_links[i + 1] = 1
+        cum_chars[0] = cum_link_chars[0] = 0
+        for i in range(n):
+            cum_chars[i + 1] = cum_chars[i] + chars[i]
+            cum_link_chars[i + 1] = cum_link_chars[i] + own_link[i]
+            cum_links[i + 1] += cum_links[i]
+        for i in range(n):
+            e = end[i]
+            weight[i] = e - i
+            tl[i] = cum_chars[e] - cum_chars[i]
+            cnr[i] = <double>tl[i] / <double>weight[i]
+            links[i] = cum_links[e] - cum_links[i]
+            lc[i] = cum_link_chars[e] - cum_link_chars[i]
+    finally:
+        PyMem_Free(cum)
+        PyMem_Free(own_link)
+    return end_a, kind_a, chars_a, weight_a, tl_a, cnr_a, links_a, lc_a
+
+
+cdef struct _Ranked:
+    double value
+    int64_t pos
+
+
+cdef int _by_value_desc(const void* a, const void* b) noexcept nogil:
+    """Higher value first, then earlier position (numpy's stable argsort of -values)."""
+    cdef const _Ranked* x = <const _Ranked*>a
+    cdef const _Ranked* y = <const _Ranked*>b
+    if x.value > y.value:
+        return -1
+    if x.value < y.value:
+        return 1
+    return (x.pos > y.pos) - (x.pos < y.pos)
+
+
+cdef int _by_int(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef struct _HeapItem:
+    int64_t depth
+    int64_t seq
+    int64_t node
+
+
+cdef inline bint _heap_before(_HeapItem* a, _HeapItem* b) noexcept nogil:
+    # identify_blocks' heap of (-depth, seq, node): the deepest first, then the first queued
+    if a.depth != b.depth:
+        return a.depth > b.depth
+    return a.seq < b.seq
+
+
+cdef void _heap_push(_HeapItem* heap, Py_ssize_t* size, _HeapItem item) noexcept nogil:
+    cdef Py_ssize_t i = size[0], up
+    size[0] += 1
+    heap[i] = item
+    while i > 0:
+        up = (i - 1) >> 1
+        if _heap_before(&heap[i], &heap[up]):
+            heap[i], heap[up] = heap[up], heap[i]
+            i = up
+        else:
+            break
+
+
+cdef _HeapItem _heap_pop(_HeapItem* heap, Py_ssize_t* size) noexcept nogil:
+    cdef _HeapItem top = heap[0]
+    cdef Py_ssize_t i = 0, left, best, n
+    size[0] -= 1
+    n = size[0]
+    heap[0] = heap[n]
+    while True:
+        left = 2 * i + 1
+        if left >= n:
+            break
+        best = left
+        if left + 1 < n and _heap_before(&heap[left + 1], &heap[left]):
+            best = left + 1
+        if _heap_before(&heap[best], &heap[i]):
+            heap[i], heap[best] = heap[best], heap[i]
+            i = best
+        else:
+            break
+    return top
+
+
+cdef class _CNRWork:
+    """Work arrays of one :func:`cnr_label` call, all of ``n`` entries (freed with it)."""
+
+    cdef Py_ssize_t n
+    cdef int64_t* parent
+    cdef int64_t* depth
+    cdef int64_t* kid_head
+    cdef int64_t* kid_tail
+    cdef int64_t* kid_next
+    cdef int64_t* kid_count
+    cdef int64_t* stack
+    cdef int64_t* weight
+    cdef int64_t* tl
+    cdef double* cnr
+    cdef int64_t* ids
+    cdef int64_t* cover
+    cdef _Ranked* ranked
+    cdef _HeapItem* heap
+    cdef char* alive
+    cdef char* selected
+    cdef signed char* covered
+    cdef char* current
+    cdef char* listed
+    cdef char* mask
+
+    def __cinit__(self, Py_ssize_t n):
+        self.n = n
+        cdef Py_ssize_t m = n if n > 0 else 1
+        self.parent = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
+        self.depth = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
+        self.kid_head = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
+        self.kid_tail = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
+        self.kid_next = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
+        self.kid_count = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
+        self.stack = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
+        self.weight = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
+        self.tl = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
+        self.cnr = <double*>PyMem_Malloc(m * sizeof(double))
+        self.ids = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
+        self.cover = <int64_t*>PyMem_Malloc((m + 1) * sizeof(int64_t))
+        self.ranked = <_Ranked*>PyMem_Malloc(m * sizeof(_Ranked))
+        self.heap = <_HeapItem*>PyMem_Malloc(m * sizeof(_HeapItem))
+        self.alive = <char*>PyMem_Malloc(m)
+        self.selected = <char*>PyMem_Malloc(m)
+        self.covered = <signed char*>PyMem_Malloc(m)
+        self.current = <char*>PyMem_Malloc(m)
+        self.listed = <char*>PyMem_Malloc(m)
+        self.mask = <char*>PyMem_Malloc(m)
+        if (
+            self.parent is NULL or self.depth is NULL or self.kid_head is NULL
+            or self.kid_tail is NULL or self.kid_next is NULL or self.kid_count is NULL
+            or self.stack is NULL or self.weight is NULL or self.tl is NULL
+            or self.cnr is NULL or self.ids is NULL or self.cover is NULL
+            or self.ranked is NULL or self.heap is NULL or self.alive is NULL
+            or self.selected is NULL or self.covered is NULL or self.current is NULL
+            or self.listed is NULL or self.mask is NULL
+        ):
+            raise MemoryError()
+
+    def __dealloc__(self):
+        PyMem_Free(self.parent)
+        PyMem_Free(self.depth)
+        PyMem_Free(self.kid_head)
+        PyMem_Free(self.kid_tail)
+        PyMem_Free(self.kid_next)
+        PyMem_Free(self.kid_count)
+        PyMem_Free(self.stack)
+        PyMem_Free(self.weight)
+        PyMem_Free(self.tl)
+        PyMem_Free(self.cnr)
+        PyMem_Free(self.ids)
+        PyMem_Free(self.cover)
+        PyMem_Free(self.ranked)
+        PyMem_Free(self.heap)
+        PyMem_Free(self.alive)
+        PyMem_Free(self.selected)
+        PyMem_Free(self.covered)
+        PyMem_Free(self.current)
+        PyMem_Free(self.listed)
+        PyMem_Free(self.mask)
+
+
+cdef Py_ssize_t _select(_CNRWork w, const int64_t* tl, const double* cnr,
+                        const int8_t* kind, bint any_alive_filter, int rule, Py_ssize_t top_k,
+                        double top_fraction, bint elements_only) except -1:
+    """``cnr.select_nodes``: the chosen ids, in document order, into ``w.ids``; their count.
+    ``rule``: 0 top_k, 1 top_fraction, 2 above_mean, 3 above_mean_std."""
+    cdef Py_ssize_t n = w.n, i, m = 0, k, c
+    cdef int64_t* ids = w.ids
+    for i in range(n):
+        if tl[i] > 0 and (not elements_only or kind[i] == _ELEMENT) and (
+            not any_alive_filter or w.alive[i]
+        ):
+            ids[m] = i
+            m += 1
+    if m == 0:
+        return 0
+    cdef double threshold
+    cdef double[::1] values
+    if rule == 0 or rule == 1:
+        k = top_k if rule == 0 else <Py_ssize_t>ceil(top_fraction * m)
+        if k < 1:
+            k = 1
+        if k > m:
+            k = m
+        for i in range(m):
+            w.ranked[i].value = cnr[ids[i]]
+            w.ranked[i].pos = i
+        qsort(w.ranked, m, sizeof(_Ranked), _by_value_desc)
+        for i in range(k):
+            w.stack[i] = ids[w.ranked[i].pos]
+        qsort(w.stack, k, sizeof(int64_t), _by_int)
+        for i in range(k):
+            ids[i] = w.stack[i]
+        return k
+    np = _numpy()
+    array = np.empty(m, dtype=np.float64)  # numpy's mean and std: the same sums as cnr.py
+    values = array
+    for i in range(m):
+        values[i] = cnr[ids[i]]
+    if rule == 2:
+        threshold = array.mean()
+        c = 0
+        for i in range(m):
+            if values[i] > threshold:
+                ids[c] = ids[i]
+                c += 1
+        return c if c else m  # all equal: every candidate is as good as the mean
+    threshold = array.mean() + array.std()
+    c = 0
+    for i in range(m):
+        if values[i] >= threshold:
+            ids[c] = ids[i]
+            c += 1
+    return c
+
+
+cdef int64_t _depth_of(_CNRWork w, int64_t node) noexcept:
+    """``identify_blocks.depth_of``: ancestors above ``node``, memoised in ``w.depth``."""
+    cdef int64_t* parent = w.parent
+    cdef int64_t* depth = w.depth
+    cdef Py_ssize_t top = 0
+    cdef int64_t d
+    while node != -1 and depth[node] < 0:
+        w.stack[top] = node
+        top += 1
+        node = parent[node]
+    d = -1 if node == -1 else depth[node]
+    while top > 0:
+        top -= 1
+        d += 1
+        depth[w.stack[top]] = d
+    return d
+
+
+cdef int _append_kid(_CNRWork w, int64_t p, int64_t node, Py_ssize_t* size,
+                     int64_t* seq) except -1:
+    """``by_parent[p].append(node)`` (a new list where p has none); a parent that now has
+    two of the set's children is queued (``heappush((-depth_of(p), seq, p))``)."""
+    cdef _HeapItem item
+    if w.listed[node]:
+        raise Unsupported("a node joined two lists")  # never, by Algorithm 2's order
+    w.listed[node] = 1
+    w.kid_next[node] = -1
+    if w.kid_count[p] == 0:
+        w.kid_head[p] = node
+    else:
+        w.kid_next[w.kid_tail[p]] = node
+    w.kid_tail[p] = node
+    w.kid_count[p] += 1
+    if w.kid_count[p] == 2:
+        seq[0] += 1
+        item.depth = _depth_of(w, p)
+        item.seq = seq[0]
+        item.node = p
+        _heap_push(w.heap, size, item)
+    return 0
+
+
+cdef int64_t _identify_main(_CNRWork w, Py_ssize_t m, const int64_t* tl) except -2:
+    """``cnr.identify_blocks`` on the ``m`` selected ids in ``w.ids`` (document order), then
+    ``cnr.choose_main``: the block with the most text ``tl`` (ties: the first); -1: none."""
+    cdef Py_ssize_t n = w.n, i, top, size = 0
+    cdef int64_t b, a, p, g, kid, seq = 0, best = -1, best_len = -1
+    cdef int64_t* parent = w.parent
+    cdef signed char verdict
+    cdef _HeapItem item
+    memset(w.selected, 0, n)
+    memset(w.covered, -1, n)
+    memset(w.current, 0, n)
+    memset(w.listed, 0, n)
+    for i in range(n):
+        w.depth[i] = -1
+        w.kid_count[i] = 0
+    for i in range(m):
+        w.selected[w.ids[i]] = 1
+    # (1) drop the selected nodes below another selected node (memoised along the paths)
+    cdef Py_ssize_t kept = 0
+    for i in range(m):
+        b = w.ids[i]
+        top = 0
+        a = parent[b]
+        verdict = 0
+        while a != -1:
+            if w.covered[a] >= 0:
+                verdict = w.covered[a]
+                break
+            if w.selected[a]:
+                verdict = 1
+                break
+            w.stack[top] = a
+            top += 1
+            a = parent[a]
+        while top > 0:
+            top -= 1
+            w.covered[w.stack[top]] = verdict
+        if not verdict:
+            w.ids[kept] = b
+            kept += 1
+    # (2)-(3) the set's children per parent; a parent with two is queued, deepest first
+    for i in range(kept):
+        w.current[w.ids[i]] = 1
+    for i in range(kept):
+        b = w.ids[i]
+        p = parent[b]
+        if p != -1:
+            _append_kid(w, p, b, &size, &seq)
+    while size > 0:
+        item = _heap_pop(w.heap, &size)
+        p = item.node
+        kid = w.kid_head[p]
+        while kid != -1:
+            w.current[kid] = 0
+            w.listed[kid] = 0
+            kid = w.kid_next[kid]
+        w.kid_count[p] = 0  # (by_parent.pop(p))
+        w.current[p] = 1
+        g = parent[p]
+        if g != -1:
+            _append_kid(w, g, p, &size, &seq)
+    for i in range(n):
+        if w.current[i] and tl[i] > best_len:
+            best = i
+            best_len = tl[i]
+    return best
+
+
+def cnr_label(list parent, end_a, kind_a, chars_a, weight_a, cnr_a, links_a, lc_a,
+              list menu_tag_nodes, list block_nodes, str selection, Py_ssize_t top_k,
+              double top_fraction, str candidates, Py_ssize_t granularity,
+              Py_ssize_t max_blocks, Py_ssize_t content_blocks, bint detect_menus,
+              double link_ratio, double max_link_chars, Py_ssize_t min_links):
+    """``cnr.label_blocks``, compiled: ``(detected, ranks, in_menu, cnrs)`` from the tree's
+    arrays (``CNRTree``'s fields) and each block's node."""
+    cdef Py_ssize_t n = len(parent), i, j, m, r, nb = len(block_nodes), g
+    cdef const int64_t[::1] end = end_a, chars = chars_a, weight0 = weight_a
+    cdef const int64_t[::1] links = links_a, lc = lc_a
+    cdef const int8_t[::1] kind = kind_a
+    cdef const double[::1] cnr0 = cnr_a
+    if end.shape[0] != n or kind.shape[0] != n or chars.shape[0] != n or cnr0.shape[0] != n:
+        raise ValueError("the tree's arrays differ in length")
+    cdef int rule
+    if selection == "top_k":
+        rule = 0
+    elif selection == "top_fraction":
+        rule = 1
+    elif selection == "above_mean":
+        rule = 2
+    elif selection == "above_mean_std":
+        rule = 3
+    else:
+        raise Unsupported(f"selection {selection!r}")
+    if candidates != "elements" and candidates != "all":
+        raise Unsupported(f"candidates {candidates!r}")
+    cdef bint elements_only = candidates == "elements"
+    cdef _CNRWork w = _CNRWork(n)
+    cdef int64_t node, best, e, s
+    cdef double best_cnr
+    cdef bint first = True
+    cdef list detected = []
+    for i in range(n):
+        w.parent[i] = parent[i]
+        if w.parent[i] < -1 or w.parent[i] >= i:
+            raise Unsupported("a parent after its child")
+    if n == 0:
+        return [], [None] * nb, [False] * nb, []
+    # text length on the whole tree: the first round reads it (Algorithm 1's own values)
+    cdef int64_t* tl_full = <int64_t*>PyMem_Malloc((n + 1) * sizeof(int64_t))
+    if tl_full is NULL:
+        raise MemoryError()
+    try:
+        tl_full[0] = 0
+        for i in range(n):
+            tl_full[i + 1] = tl_full[i] + chars[i]
+        for i in range(n):
+            w.tl[i] = tl_full[end[i]] - tl_full[i]
+            w.cnr[i] = cnr0[i]
+            w.alive[i] = 1
+        for r in range(max_blocks):
+            if not first:  # cnr.CNRTree.values(alive): the tree without the dead nodes
+                tl_full[0] = 0
+                w.cover[0] = 0
+                for i in range(n):
+                    tl_full[i + 1] = tl_full[i] + (chars[i] if w.alive[i] else 0)
+                    w.cover[i + 1] = w.cover[i] + w.alive[i]
+                for i in range(n):
+                    e = end[i]
+                    w.weight[i] = w.cover[e] - w.cover[i]
+                    w.tl[i] = tl_full[e] - tl_full[i]
+                    w.cnr[i] = (<double>w.tl[i] / <double>w.weight[i]) if w.weight[i] > 0 else 0.0
+            m = _select(w, w.tl, w.cnr, &kind[0], not first, rule, top_k, top_fraction,
+                        elements_only)
+            if m == 0:
+                break
+            best = _identify_main(w, m, w.tl)
+            if best < 0:
+                break
+            # section 6's granularity (cnr.adjust_granularity)
+            for g in range(granularity if granularity > 0 else 0):
+                if w.parent[best] < 0:
+                    break
+                best = w.parent[best]
+            if granularity < 0:
+                for g in range(-granularity):
+                    node = -1
+                    best_cnr = 0.0
+                    for i in range(best + 1, end[best]):
+                        if w.parent[i] == best and (first or w.alive[i]):
+                            if node == -1 or w.cnr[i] > best_cnr:
+                                node = i
+                                best_cnr = w.cnr[i]
+                    if node == -1:
+                        break
+                    best = node
+            detected.append(best)
+            first = False
+            for i in range(best, end[best]):
+                w.alive[i] = 0
+            s = 0
+            for i in range(n):
+                if w.alive[i]:
+                    s = 1
+                    break
+            if not s:
+                break
+    finally:
+        PyMem_Free(tl_full)
+    # ranks: the best detected block covering a block's node (cnr._cover)
+    cdef int64_t* rank_of = w.weight
+    for i in range(n):
+        rank_of[i] = 0
+    cdef Py_ssize_t nd = len(detected)
+    for r in range(nd - 1, -1, -1):
+        node = detected[r]
+        for i in range(node, end[node]):
+            rank_of[i] = r + 1
+    cdef list ranks = [None] * nb
+    for j in range(nb):
+        node = block_nodes[j]
+        if node < 0 or node >= n:
+            raise ValueError("a block's node is out of range")
+        if rank_of[node]:
+            ranks[j] = rank_of[node]
+    # a detected node with no block inside (an inline element, a text node): the blocks of
+    # its closest ancestor that is a block's node take its rank
+    memset(w.mask, 0, n)
+    for j in range(nb):
+        w.mask[<int64_t>block_nodes[j]] = 1
+    w.cover[0] = 0  # w.cover[i]: block nodes among the ids before i
+    for i in range(n):
+        w.cover[i + 1] = w.cover[i] + w.mask[i]
+    for r in range(nd):
+        node = detected[r]
+        if w.cover[end[node]] - w.cover[node] > 0:  # a block's node in its subtree
+            continue
+        e = node
+        while e >= 0 and not w.mask[e]:
+            e = w.parent[e]
+        if e < 0:
+            continue
+        for j in range(nb):
+            if block_nodes[j] == e:
+                rj = ranks[j]
+                if rj is None or rj > r + 1:
+                    ranks[j] = r + 1
+    # section 7's menus (cnr.detect_menus), with the content blocks protected
+    cdef list in_menu = [False] * nb
+    cdef int64_t last_end
+    if detect_menus:
+        for i in range(n):
+            w.mask[i] = (
+                links[i] >= min_links
+                and <double>links[i] >= link_ratio * <double>weight0[i]
+                and <double>lc[i] <= max_link_chars * <double>links[i]
+                and kind[i] != _TAIL
+                and kind[i] != _TEXT
+            )
+        for node in menu_tag_nodes:
+            w.mask[node] = 1
+        for r in range(min(content_blocks, nd)):
+            node = detected[r]
+            while node >= 0:
+                w.mask[node] = 0
+                node = w.parent[node]
+        memset(w.current, 0, n)
+        last_end = -1
+        for i in range(n):
+            if w.mask[i] and i >= last_end:
+                last_end = end[i]
+                for s in range(i, last_end):
+                    w.current[s] = 1
+        for j in range(nb):
+            if w.current[<int64_t>block_nodes[j]]:
+                in_menu[j] = True
+    cdef list cnrs = [cnr0[<int64_t>block_nodes[j]] for j in range(nb)]
+    return detected, ranks, in_menu, cnrs
+
+
+def count_elements(root, Py_ssize_t limit=0):
+    """``count(//*)`` on ``root``'s document (``document._check_nodes``): its elements, all of
+    its top elements' subtrees, by the tree's pointers instead of an XPath node-set. With
+    ``limit`` > 0 the count stops once past ``limit`` (the answer is then ``limit + 1``).
+    Raises :class:`Unsupported` on a node the HTML parser never makes (an entity
+    reference, whose children XPath would not count)."""
+    cdef cetree._Element root_el = <cetree._Element?>root
+    cdef xmlNode* c = root_el._c_node
+    if c is NULL:
+        raise Unsupported("no node")
+    while c.parent is not NULL:  # the document node
+        c = c.parent
+    cdef xmlNode* top = c
+    cdef Py_ssize_t count = 0
+    c = top.children
+    while c is not NULL:
+        if c.type == tree.XML_ELEMENT_NODE:
+            count += 1
+            if limit > 0 and count > limit:
+                return count
+            if c.children is not NULL:
+                c = c.children
+                continue
+        elif c.type == tree.XML_ENTITY_REF_NODE or c.type == tree.XML_DTD_NODE and c.children:
+            raise Unsupported("entity reference or DTD with children")
+        while c.next is NULL:
+            c = c.parent
+            if c is top or c is NULL:
+                return count
+        c = c.next
+    return count

@@ -450,11 +450,22 @@ def _check_markup(data: bytes, max_nodes: int) -> None:
 
 
 def _check_nodes(root: Any, max_nodes: int) -> None:
-    """Refuse a tree of more than ``max_nodes`` elements (counted in C: 1 ms per 20 000)."""
-    if max_nodes:
-        count = int(_COUNT_ELEMENTS(root))
-        if count > max_nodes:
-            raise UnsupportedInput("too-many-nodes", f"{count} elements > max_nodes {max_nodes}")
+    """Refuse a tree of more than ``max_nodes`` elements: counted by the compiled
+    ``count_elements`` (which stops once past the limit), else by XPath (in C as well,
+    1 ms per 20 000 elements, several times slower)."""
+    if not max_nodes:
+        return
+    compiled = _compiled.step("count_elements")
+    if compiled is not None:
+        try:
+            if compiled(root, max_nodes) > max_nodes:
+                raise UnsupportedInput("too-many-nodes", f"over max_nodes {max_nodes} elements")
+            return
+        except _compiled.Unsupported:
+            pass
+    count = int(_COUNT_ELEMENTS(root))
+    if count > max_nodes:
+        raise UnsupportedInput("too-many-nodes", f"{count} elements > max_nodes {max_nodes}")
 
 
 def _parser() -> Any:

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _compiled
 from .._deadline import check
 from .._params import Param
 from ..document import CNRNodes, Document, TextBlock, justext_segment
@@ -397,8 +398,38 @@ def tree_and_blocks(doc: Document) -> tuple[CNRTree, list[TextBlock], list[int]]
 
 
 def _tree(nodes: CNRNodes) -> CNRTree:
-    """The :class:`CNRTree` of the recorded nodes: Algorithm 1's values by prefix sums."""
-    parent, elements, texts = nodes.parent, nodes.elements, nodes.texts
+    """The :class:`CNRTree` of the recorded nodes: Algorithm 1's values by prefix sums.
+
+    On a record of the compiled walk, the arrays come from its compiled twin
+    (``_speedups.cnr_tree_arrays``: the same values in one pass); :func:`_tree_arrays`
+    is the reference and the fallback.
+    """
+    compiled = _compiled.step("cnr_tree_arrays")
+    try:
+        arrays = compiled(nodes) if compiled is not None else _tree_arrays(nodes)
+    except _compiled.Unsupported:  # a record of the Python walk
+        arrays = _tree_arrays(nodes)
+    end, kind, chars, weight, text_length, cnr, links, link_chars = arrays
+    return CNRTree(
+        parent=nodes.parent,
+        end=end,
+        kind=kind,
+        elements=nodes.elements,
+        chars=chars,
+        weight=weight,
+        text_length=text_length,
+        cnr=cnr,
+        links=links,
+        link_chars=link_chars,
+        index=nodes.index,
+        menu_tag_nodes=nodes.menu,
+    )
+
+
+def _tree_arrays(nodes: CNRNodes) -> tuple[np.ndarray, ...]:
+    """``(end, kind, chars, weight, text_length, cnr, links, link_chars)`` of the recorded
+    nodes, in numpy (see :func:`_tree`)."""
+    parent, texts = nodes.parent, nodes.texts
     link_ids, link_texts = nodes.link_ids, nodes.link_texts
     n = len(parent)
     ids = np.arange(n)
@@ -432,21 +463,7 @@ def _tree(nodes: CNRNodes) -> CNRTree:
         marks[link_ids] = 1
         np.cumsum(marks, out=cum_links[1:])
     links = cum_links[end] - cum_links[ids]
-    chars = own[0]
-    return CNRTree(
-        parent=parent,
-        end=end,
-        kind=kind,
-        elements=elements,
-        chars=chars,
-        weight=weight,
-        text_length=text_length,
-        cnr=cnr,
-        links=links,
-        link_chars=link_chars,
-        index=nodes.index,
-        menu_tag_nodes=nodes.menu,
-    )
+    return end, kind, own[0], weight, text_length, cnr, links, link_chars
 
 
 # ---------------------------------------------------------------------------------------------
@@ -720,6 +737,84 @@ def _cover(
 # The extractor
 
 
+def label_blocks(
+    tree: CNRTree, block_nodes: Sequence[int], params: Mapping[str, Any]
+) -> tuple[list[int], list[int | None], list[bool], list[float]]:
+    """The detected blocks (:func:`detect_blocks`, best first) and, per segmentation block
+    (``block_nodes``: its node, see :func:`tree_and_blocks`), its rank (the best detected
+    block it lies in, None when none), whether it lies in a menu (:func:`detect_menus`,
+    the ``content_blocks`` best detected blocks protected) and its node's CNR.
+
+    The compiled twin (``_speedups.cnr_label``, where the module is built) gives the same
+    four lists; :func:`_label_blocks` is the reference and the fallback.
+    """
+    compiled = _compiled.step("cnr_label")
+    if compiled is not None:
+        try:
+            return compiled(
+                tree.parent, tree.end, tree.kind, tree.chars, tree.weight, tree.cnr,
+                tree.links, tree.link_chars, tree.menu_tag_nodes, list(block_nodes),
+                params["selection"], params["top_k"], params["top_fraction"],
+                params["candidates"], params["granularity"], params["max_blocks"],
+                params["content_blocks"], params["detect_menus"], params["menu_link_ratio"],
+                params["menu_max_link_chars"], params["menu_min_links"],
+            )  # fmt: skip
+        except _compiled.Unsupported:
+            pass
+    return _label_blocks(tree, block_nodes, params)
+
+
+def _label_blocks(
+    tree: CNRTree, block_nodes: Sequence[int], params: Mapping[str, Any]
+) -> tuple[list[int], list[int | None], list[bool], list[float]]:
+    """:func:`label_blocks` in Python (numpy): the reference and the fallback."""
+    detected = detect_blocks(
+        tree,
+        params["selection"],
+        params["top_k"],
+        params["top_fraction"],
+        params["candidates"],
+        params["granularity"],
+        params["max_blocks"],
+    )
+    n = len(tree)
+    end = tree.end
+    nodes = np.asarray(block_nodes, dtype=np.int64)
+    rank_of = _cover(n, end, detected, range(1, len(detected) + 1))
+    ranks: list[int | None] = [r or None for r in rank_of[nodes].tolist()]
+    # A detected node with no block inside (an inline element, a text node): the blocks of
+    # its closest ancestor that is a block's element take its rank.
+    sorted_nodes = np.sort(nodes)
+    by_node: dict[int, list[int]] | None = None
+    for r, node in enumerate(detected, 1):
+        lo = np.searchsorted(sorted_nodes, node)
+        if lo < len(sorted_nodes) and sorted_nodes[lo] < end[node]:
+            continue
+        if by_node is None:
+            by_node = {}
+            for j, i in enumerate(nodes.tolist()):
+                by_node.setdefault(i, []).append(j)
+        a = node
+        while a >= 0 and a not in by_node:
+            a = tree.parent[a]
+        for j in by_node.get(a, ()):
+            rj = ranks[j]
+            if rj is None or rj > r:
+                ranks[j] = r
+    menus: list[int] = []
+    if params["detect_menus"]:
+        menus = detect_menus(
+            tree,
+            params["menu_link_ratio"],
+            params["menu_max_link_chars"],
+            params["menu_min_links"],
+            protect=detected[: params["content_blocks"]],
+        )
+    in_menu = _cover(n, end, menus)[nodes].astype(bool).tolist()
+    cnrs = tree.cnr[nodes].tolist()
+    return detected, ranks, in_menu, cnrs
+
+
 class CNRExtractor(Extractor):
     """CNR as an extractor: blocks carry ``cnr``, ``rank`` and ``menu``.
 
@@ -745,50 +840,7 @@ class CNRExtractor(Extractor):
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
         tree, text_blocks, nodes_of_blocks = tree_and_blocks(doc)
         check()  # the page's deadline
-        detected = detect_blocks(
-            tree,
-            params["selection"],
-            params["top_k"],
-            params["top_fraction"],
-            params["candidates"],
-            params["granularity"],
-            params["max_blocks"],
-        )
-        n = len(tree)
-        end = tree.end
-        block_nodes = np.asarray(nodes_of_blocks, dtype=np.int64)
-        rank_of = _cover(n, end, detected, range(1, len(detected) + 1))
-        ranks: list[int | None] = [r or None for r in rank_of[block_nodes].tolist()]
-        # A detected node with no block inside (an inline element, a text node): the blocks
-        # of its closest ancestor that is a block's element take its rank.
-        sorted_nodes = np.sort(block_nodes)
-        by_node: dict[int, list[int]] | None = None
-        for r, node in enumerate(detected, 1):
-            lo = np.searchsorted(sorted_nodes, node)
-            if lo < len(sorted_nodes) and sorted_nodes[lo] < end[node]:
-                continue
-            if by_node is None:
-                by_node = {}
-                for j, i in enumerate(block_nodes.tolist()):
-                    by_node.setdefault(i, []).append(j)
-            a = node
-            while a >= 0 and a not in by_node:
-                a = tree.parent[a]
-            for j in by_node.get(a, ()):
-                rj = ranks[j]
-                if rj is None or rj > r:
-                    ranks[j] = r
-        menus: list[int] = []
-        if params["detect_menus"]:
-            menus = detect_menus(
-                tree,
-                params["menu_link_ratio"],
-                params["menu_max_link_chars"],
-                params["menu_min_links"],
-                protect=detected[: params["content_blocks"]],
-            )
-        in_menu = _cover(n, end, menus)[block_nodes].astype(bool).tolist()
-        cnrs = tree.cnr[block_nodes].tolist()
+        detected, ranks, in_menu, cnrs = label_blocks(tree, nodes_of_blocks, params)
         limit = params["content_blocks"]
         labels = [
             CONTENT if (r is not None and r <= limit and not m) else BOILERPLATE
