@@ -262,6 +262,24 @@ def test_main_node_inside_a_block_labels_that_block():
     assert result.content_blocks[0].fields["rank"] == 1
 
 
+def test_tail_of_a_comment_is_a_tail_node_with_its_xpath():
+    # The comment is no node: its tail comes right after the <div> in the numbering, and
+    # is still the comment's tail (not the div's .text), addressed as the div's text().
+    html = (
+        "<html><body><div><!-- note -->" + "Tail text of the comment, long enough. " * 5
+        + "<p>x</p>after the paragraph</div></body></html>"
+    )  # fmt: skip
+    doc, tree = tree_of(html)
+    div = node(tree, "/html[1]/body[1]/div[1]")
+    tail = div + 1
+    assert tree.kind[tail] == TAIL
+    assert tree.xpath(tail) == "/html[1]/body[1]/div[1]/text()[1]"
+    assert tree.xpath(tail + 3) == "/html[1]/body[1]/div[1]/text()[2]"  # the <p>'s tail
+    assert doc.root.xpath(tree.xpath(tail))[0].startswith("Tail text of the comment")
+    result = extract(html, "cnr", selection="top_k", top_k=1, candidates="all")
+    assert result.extra["main_xpath"] == "/html[1]/body[1]/div[1]/text()[1]"
+
+
 # -- iterative detection ------------------------------------------------------------------
 
 

@@ -1025,15 +1025,15 @@ def cnr_tree_arrays(nodes):
     same values as the numpy code, in one pass plus the prefix sums. Raises
     :class:`Unsupported` on a record of the Python walk."""
     cdef list parent = nodes.parent, ends = nodes.ends, skipped = nodes.skipped
-    cdef list link_ids = nodes.link_ids
+    cdef list link_ids = nodes.link_ids, elements = nodes.elements
     text_counts = nodes.text_counts
     link_counts = nodes.link_counts
     if text_counts is None or link_counts is None or len(link_counts) != len(link_ids):
         raise Unsupported("not a record of the compiled walk")
     np = _numpy()
     cdef Py_ssize_t n = len(parent), i, t = 0, j, e, p
-    if len(ends) != n:
-        raise Unsupported("ends and parents differ in length")
+    if len(ends) != n or len(elements) != n:
+        raise Unsupported("ends, elements and parents differ in length")
     end_a = np.empty(n, dtype=np.int64)
     kind_a = np.zeros(n, dtype=np.int8)
     chars_a = np.zeros(n, dtype=np.int64)
@@ -1064,7 +1064,9 @@ def cnr_tree_arrays(nodes):
             if e < 0:  # a text node: end -ends, its characters the next count
                 end[i] = -e
                 p = parent[i]
-                kind[i] = _TEXT if p == i - 1 else _TAIL
+                # .text: right after its element, recorded with it (a comment's or PI's
+                # tail right after the parent element is a tail)
+                kind[i] = _TEXT if p == i - 1 and elements[i] is elements[p] else _TAIL
                 if t >= ntexts:
                     raise Unsupported("more text nodes than counts")
                 chars[i] = texts[t]

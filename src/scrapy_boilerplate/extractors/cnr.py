@@ -204,7 +204,9 @@ class CNRTree:
 
     Node ``i``'s subtree is the id range ``[i, end[i])``; ``parent[i]`` is ``-1`` for the
     root. ``elements[i]`` is the lxml element of an element node; for a text node it is the
-    element whose ``.text`` (``kind`` TEXT) or ``.tail`` (``kind`` TAIL) holds the string.
+    element whose ``.text`` (``kind`` TEXT) or ``.tail`` (``kind`` TAIL) holds the string
+    (for the tail of a comment or processing instruction, which are no nodes, that comment
+    or instruction).
     ``chars`` is a node's own characters (text nodes only), ``text_length`` / ``weight`` /
     ``cnr`` are Algorithm 1's attributes. ``links`` / ``link_chars`` count the ``<a>``
     elements in the subtree and the characters inside them (section 7's menus).
@@ -439,7 +441,11 @@ def _tree_arrays(nodes: CNRNodes) -> tuple[np.ndarray, ...]:
     parents = np.asarray(parent, dtype=np.int64)
     kind = np.zeros(n, dtype=np.int8)
     kind[is_text] = TAIL
-    kind[is_text & (parents == ids - 1)] = TEXT  # a .text string directly follows its element
+    # A .text string directly follows its element and is recorded with it; a string right
+    # after its parent element that is the tail of a comment or PI (no node) is a tail.
+    elements = nodes.elements
+    first = np.flatnonzero(is_text & (parents == ids - 1)).tolist()
+    kind[[i for i in first if elements[i] is elements[i - 1]]] = TEXT
     kind[nodes.skipped] = NON_CONTENT
     if nodes.text_counts is not None and nodes.link_counts is not None:  # the compiled walk
         link_counts = [c for t, c in zip(link_texts, nodes.link_counts, strict=True) if t]
