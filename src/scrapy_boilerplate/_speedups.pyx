@@ -38,7 +38,7 @@ from cpython.unicode cimport (
     Py_UNICODE_ISPRINTABLE,
     Py_UNICODE_ISSPACE,
 )
-from libc.string cimport strchr, strcmp, strlen
+from libc.string cimport memset, strchr, strcmp, strlen
 
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
@@ -464,6 +464,30 @@ cdef class _Walk:
         self.offset += len(text) + 2
 
 
+cdef enum:
+    _NAME_SLOTS = 256  # a power of two; pages have a few dozen tag names
+
+
+cdef struct _NameSlot:
+    const unsigned char* name  # libxml2's interned name (NULL: a free slot)
+    PyObject* raw  # el.tag, owned by the walk's ``names`` list
+    PyObject* tag  # its lower-case local name, owned likewise
+
+
+cdef inline _NameSlot* _name_slot(_NameSlot* slots, const unsigned char* name) noexcept:
+    """The slot of ``name`` in the walk's table (open addressing by the pointer: libxml2
+    interns one string per name in a document's dictionary), a free slot where it is not
+    there yet, or NULL when the table is full (the caller then reads ``el.tag``)."""
+    cdef size_t h = (<size_t>name >> 4) & (_NAME_SLOTS - 1)
+    cdef Py_ssize_t probes = 0
+    while probes < _NAME_SLOTS // 2:  # at most half full: short probes, a free slot left
+        if slots[h].name == name or slots[h].name == NULL:
+            return &slots[h]
+        h = (h + 1) & (_NAME_SLOTS - 1)
+        probes += 1
+    return NULL
+
+
 def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     """:func:`scrapy_boilerplate.document._justext_segment`, compiled (same arguments, same
     result); raises :class:`Unsupported` on a tree it does not handle."""
@@ -515,7 +539,11 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     cdef bint descend, has_text, text_tail, unwrapped_end, is_end
     cdef list chunks = []  # text of the open link
     cdef dict root_counts = {}
-    cdef dict names = {}  # libxml2 name -> (el.tag, lower-case local name)
+    # el.tag and its lower-case local name by libxml2's name (see _name_slot)
+    cdef _NameSlot name_slots[_NAME_SLOTS]
+    memset(name_slots, 0, sizeof(name_slots))
+    cdef _NameSlot* slot
+    cdef list names = []
     cdef dict counts
 
     # Pre-order over elements, comments and PIs, as iterwalk(root, events=("start", "end",
@@ -530,17 +558,23 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 # el.tag and its lower-case local name, cached by libxml2's name (one
                 # interned string per name within a document) for elements without a
                 # namespace, whose tag is that name
-                key = <size_t>c.name if c.ns is NULL else 0
-                named = names.get(key) if key else None
-                if named is None:
+                slot = NULL
+                if c.ns is NULL:
+                    slot = _name_slot(name_slots, c.name)
+                if slot is not NULL and slot.name is not NULL:
+                    raw = <object>slot.raw
+                    tag = <object>slot.tag
+                else:
                     raw = el.tag
                     tag = raw.lower()
                     if tag[0] == "{":  # XHTML parsed as XML: compare local names
                         tag = tag[tag.find("}") + 1 :]
-                    if key:
-                        names[key] = (raw, tag)
-                else:
-                    raw, tag = named
+                    if slot is not NULL:
+                        names.append(raw)  # (owns what the slot borrows)
+                        names.append(tag)
+                        slot.name = c.name
+                        slot.raw = <PyObject*>raw
+                        slot.tag = <PyObject*>tag
                 if path is None:
                     counts = root_counts
                 else:
@@ -996,7 +1030,6 @@ def blocks_from_segments(segments, list labels, tuple keys, tuple columns):
 from libc.math cimport ceil
 from libc.stdint cimport int8_t, int64_t
 from libc.stdlib cimport qsort
-from libc.string cimport memset
 
 cdef enum:
     _ELEMENT = 0
