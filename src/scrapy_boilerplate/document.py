@@ -359,7 +359,7 @@ def parse(
         return Document(root, url=url, encoding=encoding, declared_language=_lang(root))
     if isinstance(html, (bytes, bytearray, memoryview)):
         data = bytes(html)
-        if not data.strip():
+        if not data or data.isspace():  # (no copy of the page, as strip() makes)
             raise UnsupportedInput("empty", "no bytes")
         if max_size and len(data) > max_size:
             raise UnsupportedInput("too-large", f"{len(data)} bytes > max_size {max_size}")
@@ -375,7 +375,7 @@ def parse(
         raise TypeError(
             f"expected str, bytes, parsel.Selector or an lxml tree, got {type(html).__name__}"
         )
-    if not text.strip():
+    if not text or text.isspace():
         raise UnsupportedInput("empty", "no text")
     m = _XML_ROOT.match(text[:4096])
     if m and m.group(1).lower().split(":")[-1] != "html":
