@@ -419,6 +419,15 @@ cdef class _Para:
         self.tags_count = 0
 
 
+cdef inline void _restart(_Para p, _Path path) noexcept:
+    """``p`` as a new ``_Para(path)``, once its block is closed (its list and object are
+    reused: one paragraph object per walk instead of one per block)."""
+    p.path = path
+    p.chunks.clear()
+    p.link_chars = 0
+    p.tags_count = 0
+
+
 cdef class _Walk:
     """The walk's state: what ``_justext_segment``'s locals and closures hold."""
 
@@ -553,8 +562,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     while True:
         if not is_end:
             # ---- "start" (an element), or "comment" / "pi"
-            el = cetree.elementFactory(cdoc, c)
             if c.type == tree.XML_ELEMENT_NODE:
+                el = cetree.elementFactory(cdoc, c)
                 # el.tag and its lower-case local name, cached by libxml2's name (one
                 # interned string per name within a document) for elements without a
                 # namespace, whose tag is that name
@@ -663,7 +672,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                             if tag == "br":
                                 para.tags_count -= 1  # <br><br> separates blocks
                             w.close(para)
-                            para = _Para(path)
+                            _restart(para, path)
                         else:  # nothing to keep: reuse the empty paragraph
                             para.path = path
                             para.tags_count = 0
@@ -703,7 +712,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     chunks.append(tail)
             elif text_tail:
                 n_parent.append(cur)
-                n_elements.append(el)
+                n_elements.append(cetree.elementFactory(cdoc, c))  # the comment or PI
                 n_ends.append(-len(n_parent))
                 n_texts.append(tail)
                 text_counts.append(_non_space(tail))
@@ -762,7 +771,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 if not unwrapped_end and tag in block_tags:
                     if para.chunks:
                         w.close(para)
-                        para = _Para(path)
+                        _restart(para, path)
                     else:
                         para.path = path
                         para.tags_count = 0
