@@ -131,3 +131,30 @@ def test_train_command_writes_a_model_the_extractor_loads(pairs: Path, tmp_path:
     page.write_text(html, encoding="utf-8")
     assert main(["extract", str(page), "-e", "web2text", "--model", str(out)]) == EXIT_OK
     assert "The windmill" in capsys.readouterr().out
+
+
+def test_authors_recipe_drops_weights_in_training_only_and_exports(tmp_path: Path):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from scrapy_boilerplate.extractors.web2text import train as training
+
+    with pytest.raises(ValueError, match="unknown training recipe"):
+        training.build_cnn(N_BLOCK, training.UNARY_FILTERS, "nope")
+    torch.manual_seed(0)
+    net = training.build_cnn(N_BLOCK, training.UNARY_FILTERS, "authors")
+    convs = [m for m in net if isinstance(m, torch.nn.Conv1d)]
+    assert len(convs) == 5 and not any(isinstance(m, torch.nn.Dropout) for m in net)
+    for conv in convs:  # truncated normal, deviation 0.1, biases zero
+        assert conv.weight.abs().max() <= 0.2 and not conv.bias.any()
+    x = torch.randn(1, N_BLOCK, 12)
+    net.eval()
+    assert torch.equal(net(x), net(x))  # no dropout at inference
+    net.train()
+    assert not torch.equal(net(x), net(x))  # dropped weights in training
+    pages = [page_data(t, *article(t, n)) for n, t in enumerate(TOPICS)]
+    out = tmp_path / "authors.onnx"
+    training.train(pages[:6], pages[6:], out, iterations=20, eval_every=10, recipe="authors")
+    report = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert report["recipe"] == "authors"
+    html, _ = article("windmill", 99)
+    assert extract(html, "web2text", model=str(out)).blocks  # the exported model loads
