@@ -293,28 +293,30 @@ cdef str _collapse(str text, bint strip):
         PyMem_Free(out)
 
 
-cdef inline _Path _new_path(str tag, str raw, _Path parent, element, Py_ssize_t position,
-                            Py_ssize_t node, bint unwrapped):
+cdef inline _Path _new_path(str tag, str raw, _Path parent, xmlNode* c_node,
+                            Py_ssize_t position, Py_ssize_t node, bint unwrapped):
     cdef _Path p = _Path.__new__(_Path)
     p.tag = tag
     p.raw = raw
     p.parent = parent
-    p.element = element
+    p.c_node = c_node
     p.position = position
     p.node = node
     p.unwrapped = unwrapped
     return p
 
 
-@cython.no_gc  # holds no reference cycle (parent, element, strings): no GC tracking
+@cython.no_gc  # holds no reference cycle (parent, strings): no GC tracking
 @cython.final
 cdef class _Path:
-    """``document._PathNode``, compiled: the same fields, xpath and dotted path."""
+    """``document._PathNode``, compiled: the same fields, xpath and dotted path. The
+    element is libxml2's node, read only while the walk runs (its proxy is made for a
+    block's element only: the tree cannot change under the walk)."""
 
     cdef public str tag
     cdef public str raw  # the element's .tag (namespace, case)
     cdef public _Path parent
-    cdef public object element
+    cdef xmlNode* c_node
     cdef public Py_ssize_t position
     cdef public Py_ssize_t node
     cdef public bint unwrapped
@@ -433,6 +435,7 @@ cdef class _Walk:
 
     cdef list blocks
     cdef object root
+    cdef cetree._Document cdoc
     cdef Py_ssize_t offset
     cdef bint record
     cdef list block_nodes
@@ -458,7 +461,7 @@ cdef class _Walk:
             self.blocks.append(
                 _text_block(
                     text,
-                    node.element,
+                    cetree.elementFactory(self.cdoc, node.c_node),
                     node.tag,
                     node.xpath(),
                     node.dotted(),
@@ -497,6 +500,30 @@ cdef inline _NameSlot* _name_slot(_NameSlot* slots, const unsigned char* name) n
     return NULL
 
 
+cdef size_t _GOLDEN = 0x9E3779B97F4A7C15  # Fibonacci hashing of node addresses
+
+
+cdef inline size_t _ptr_slot(xmlNode* node, size_t mask) noexcept:
+    return ((<size_t>node * _GOLDEN) >> 32) & mask
+
+
+cdef inline void _ptr_set_add(xmlNode** table, size_t mask, xmlNode* node) noexcept:
+    cdef size_t h = _ptr_slot(node, mask)
+    while table[h] != NULL and table[h] != node:
+        h = (h + 1) & mask
+    table[h] = node
+
+
+cdef inline bint _ptr_set_has(xmlNode** table, size_t mask, xmlNode* node) noexcept:
+    """Is ``node`` in the open-addressing table (at most half full: a probe ends)?"""
+    cdef size_t h = _ptr_slot(node, mask)
+    while table[h] != NULL:
+        if table[h] == node:
+            return True
+        h = (h + 1) & mask
+    return False
+
+
 def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     """:func:`scrapy_boilerplate.document._justext_segment`, compiled (same arguments, same
     result); raises :class:`Unsupported` on a tree it does not handle."""
@@ -510,9 +537,22 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     if c is NULL or c.type != tree.XML_ELEMENT_NODE:
         raise Unsupported("root is not an element")
 
+    # the removed elements by their libxml2 node: membership without a proxy per element
+    # (an element's proxy is unique while it lives, so this is ``el in removed``)
+    cdef size_t removed_size = 8
+    while removed_size < 2 * <size_t>len(removed) + 2:
+        removed_size *= 2
+    removed_table = bytearray(removed_size * sizeof(xmlNode*))
+    cdef xmlNode** removed_nodes = <xmlNode**><char*>removed_table
+    cdef size_t removed_mask = removed_size - 1
+    for item in removed:
+        if isinstance(item, cetree._Element) and (<cetree._Element>item)._c_node is not NULL:
+            _ptr_set_add(removed_nodes, removed_mask, (<cetree._Element>item)._c_node)
+
     cdef _Walk w = _Walk()
     w.blocks = []
     w.root = root
+    w.cdoc = cdoc
     w.offset = 0
     block_tags = _block_tags
     cdef _Path path = None
@@ -563,7 +603,9 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
         if not is_end:
             # ---- "start" (an element), or "comment" / "pi"
             if c.type == tree.XML_ELEMENT_NODE:
-                el = cetree.elementFactory(cdoc, c)
+                # a proxy only for what CNR records (the blocks' elements get theirs when
+                # the block closes); removed elements are looked up by their node
+                el = cetree.elementFactory(cdoc, c) if record and not hidden and not in_link else None
                 # el.tag and its lower-case local name, cached by libxml2's name (one
                 # interned string per name within a document) for elements without a
                 # namespace, whose tag is that name
@@ -574,7 +616,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     raw = <object>slot.raw
                     tag = <object>slot.tag
                 else:
-                    raw = el.tag
+                    raw = (el if el is not None else cetree.elementFactory(cdoc, c)).tag
                     tag = raw.lower()
                     if tag[0] == "{":  # XHTML parsed as XML: compare local names
                         tag = tag[tag.find("}") + 1 :]
@@ -592,7 +634,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         counts = path.counts = {}
                 position = counts.get(tag, 0) + 1
                 counts[tag] = position
-                if el in removed:
+                if _ptr_set_has(removed_nodes, removed_mask, c):
                     if not record:
                         pass
                     elif hidden:
@@ -654,7 +696,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 if has_unwrapped and tag in unwrapped:
                     # The reference's Cleaner unwraps the tag: its text joins the text
                     # slot before it, whitespace included.
-                    path = _new_path(tag, raw, path, el, position, cur, True)
+                    path = _new_path(tag, raw, path, c, position, cur, True)
                     text = (pending_ws or "") + (text or "")
                     if _has_text(text):
                         pending_ws = None
@@ -666,7 +708,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         pending_ws = text or None
                 else:
                     pending_ws = None
-                    path = _new_path(tag, raw, path, el, position, cur, False)
+                    path = _new_path(tag, raw, path, c, position, cur, False)
                     if tag in block_tags or (br and tag == "br"):
                         if para.chunks:
                             if tag == "br":
@@ -749,7 +791,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                             n_ends.append(-len(n_parent))
                             n_texts.append(tail)
                             text_counts.append(_non_space(tail))
-            if path is not None and (<cetree._Element>path.element)._c_node is c:
+            if path is not None and path.c_node == c:
                 tag = path.tag
                 unwrapped_end = path.unwrapped
                 path = path.parent
