@@ -432,9 +432,9 @@ def test_cnr_label_falls_back_on_what_it_does_not_handle(monkeypatch: pytest.Mon
     params = cnr.CNRExtractor().validate({})
     with pytest.raises(_speedups.Unsupported):
         _speedups.cnr_label(
-            [0, *tree.parent[1:]], tree.end, tree.kind, tree.chars, tree.weight, tree.cnr,
-            tree.links, tree.link_chars, [], list(block_nodes), "above_mean", 10, 0.1,
-            "elements", 0, 1, 1, True, 0.4, 25.0, 3,
+            [0, *tree.parent[1:]], tree.end, tree.kind, tree.chars, tree.weight,
+            tree.text_length, tree.cnr, tree.links, tree.link_chars, [], list(block_nodes),
+            "above_mean", 10, 0.1, "elements", 0, 1, 1, True, 0.4, 25.0, 3,
         )  # fmt: skip
     with pytest.raises(_speedups.Unsupported):  # a record of the Python walk: no counts
         nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)

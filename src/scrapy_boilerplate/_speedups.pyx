@@ -1257,9 +1257,11 @@ cdef _HeapItem _heap_pop(_HeapItem* heap, Py_ssize_t* size) noexcept nogil:
 
 
 cdef class _CNRWork:
-    """Work arrays of one :func:`cnr_label` call, all of ``n`` entries (freed with it)."""
+    """Work arrays of one :func:`cnr_label` call, ``n`` entries each (``cover`` and
+    ``prefix``: ``n + 1``), carved out of one allocation freed with the object."""
 
     cdef Py_ssize_t n
+    cdef void* block
     cdef int64_t* parent
     cdef int64_t* depth
     cdef int64_t* kid_head
@@ -1269,9 +1271,10 @@ cdef class _CNRWork:
     cdef int64_t* stack
     cdef int64_t* weight
     cdef int64_t* tl
-    cdef double* cnr
     cdef int64_t* ids
     cdef int64_t* cover
+    cdef int64_t* prefix
+    cdef double* cnr
     cdef _Ranked* ranked
     cdef _HeapItem* heap
     cdef char* alive
@@ -1283,59 +1286,42 @@ cdef class _CNRWork:
 
     def __cinit__(self, Py_ssize_t n):
         self.n = n
-        cdef Py_ssize_t m = n if n > 0 else 1
-        self.parent = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
-        self.depth = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
-        self.kid_head = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
-        self.kid_tail = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
-        self.kid_next = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
-        self.kid_count = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
-        self.stack = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
-        self.weight = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
-        self.tl = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
-        self.cnr = <double*>PyMem_Malloc(m * sizeof(double))
-        self.ids = <int64_t*>PyMem_Malloc(m * sizeof(int64_t))
-        self.cover = <int64_t*>PyMem_Malloc((m + 1) * sizeof(int64_t))
-        self.ranked = <_Ranked*>PyMem_Malloc(m * sizeof(_Ranked))
-        self.heap = <_HeapItem*>PyMem_Malloc(m * sizeof(_HeapItem))
-        self.alive = <char*>PyMem_Malloc(m)
-        self.selected = <char*>PyMem_Malloc(m)
-        self.covered = <signed char*>PyMem_Malloc(m)
-        self.current = <char*>PyMem_Malloc(m)
-        self.listed = <char*>PyMem_Malloc(m)
-        self.mask = <char*>PyMem_Malloc(m)
-        if (
-            self.parent is NULL or self.depth is NULL or self.kid_head is NULL
-            or self.kid_tail is NULL or self.kid_next is NULL or self.kid_count is NULL
-            or self.stack is NULL or self.weight is NULL or self.tl is NULL
-            or self.cnr is NULL or self.ids is NULL or self.cover is NULL
-            or self.ranked is NULL or self.heap is NULL or self.alive is NULL
-            or self.selected is NULL or self.covered is NULL or self.current is NULL
-            or self.listed is NULL or self.mask is NULL
-        ):
+        cdef size_t m = n if n > 0 else 1
+        # 8-byte fields first (int64, double, the structs of them), then the bytes
+        cdef size_t size = (
+            (10 * m + 2 * (m + 1)) * sizeof(int64_t)
+            + m * (sizeof(double) + sizeof(_Ranked) + sizeof(_HeapItem))
+            + 6 * m
+        )
+        self.block = PyMem_Malloc(size)
+        if self.block is NULL:
             raise MemoryError()
+        cdef int64_t* words = <int64_t*>self.block
+        self.parent = words
+        self.depth = words + m
+        self.kid_head = words + 2 * m
+        self.kid_tail = words + 3 * m
+        self.kid_next = words + 4 * m
+        self.kid_count = words + 5 * m
+        self.stack = words + 6 * m
+        self.weight = words + 7 * m
+        self.tl = words + 8 * m
+        self.ids = words + 9 * m
+        self.cover = words + 10 * m
+        self.prefix = words + 11 * m + 1
+        self.cnr = <double*>(words + 12 * m + 2)
+        self.ranked = <_Ranked*>(self.cnr + m)
+        self.heap = <_HeapItem*>(self.ranked + m)
+        cdef char* bytes_ = <char*>(self.heap + m)
+        self.alive = bytes_
+        self.selected = bytes_ + m
+        self.covered = <signed char*>(bytes_ + 2 * m)
+        self.current = bytes_ + 3 * m
+        self.listed = bytes_ + 4 * m
+        self.mask = bytes_ + 5 * m
 
     def __dealloc__(self):
-        PyMem_Free(self.parent)
-        PyMem_Free(self.depth)
-        PyMem_Free(self.kid_head)
-        PyMem_Free(self.kid_tail)
-        PyMem_Free(self.kid_next)
-        PyMem_Free(self.kid_count)
-        PyMem_Free(self.stack)
-        PyMem_Free(self.weight)
-        PyMem_Free(self.tl)
-        PyMem_Free(self.cnr)
-        PyMem_Free(self.ids)
-        PyMem_Free(self.cover)
-        PyMem_Free(self.ranked)
-        PyMem_Free(self.heap)
-        PyMem_Free(self.alive)
-        PyMem_Free(self.selected)
-        PyMem_Free(self.covered)
-        PyMem_Free(self.current)
-        PyMem_Free(self.listed)
-        PyMem_Free(self.mask)
+        PyMem_Free(self.block)
 
 
 cdef Py_ssize_t _select(_CNRWork w, const int64_t* tl, const double* cnr,
@@ -1503,7 +1489,7 @@ cdef int64_t _identify_main(_CNRWork w, Py_ssize_t m, const int64_t* tl) except 
     return best
 
 
-def cnr_label(list parent, end_a, kind_a, chars_a, weight_a, cnr_a, links_a, lc_a,
+def cnr_label(list parent, end_a, kind_a, chars_a, weight_a, tl_a, cnr_a, links_a, lc_a,
               list menu_tag_nodes, list block_nodes, str selection, Py_ssize_t top_k,
               double top_fraction, str candidates, Py_ssize_t granularity,
               Py_ssize_t max_blocks, Py_ssize_t content_blocks, bint detect_menus,
@@ -1511,11 +1497,14 @@ def cnr_label(list parent, end_a, kind_a, chars_a, weight_a, cnr_a, links_a, lc_
     """``cnr.label_blocks``, compiled: ``(detected, ranks, in_menu, cnrs)`` from the tree's
     arrays (``CNRTree``'s fields) and each block's node."""
     cdef Py_ssize_t n = len(parent), i, j, m, r, nb = len(block_nodes), g
-    cdef const int64_t[::1] end = end_a, chars = chars_a, weight0 = weight_a
+    cdef const int64_t[::1] end = end_a, chars = chars_a, weight0 = weight_a, tl0 = tl_a
     cdef const int64_t[::1] links = links_a, lc = lc_a
     cdef const int8_t[::1] kind = kind_a
     cdef const double[::1] cnr0 = cnr_a
-    if end.shape[0] != n or kind.shape[0] != n or chars.shape[0] != n or cnr0.shape[0] != n:
+    if (
+        end.shape[0] != n or kind.shape[0] != n or chars.shape[0] != n
+        or cnr0.shape[0] != n or tl0.shape[0] != n
+    ):
         raise ValueError("the tree's arrays differ in length")
     cdef int rule
     if selection == "top_k":
@@ -1542,67 +1531,60 @@ def cnr_label(list parent, end_a, kind_a, chars_a, weight_a, cnr_a, links_a, lc_
             raise Unsupported("a parent after its child")
     if n == 0:
         return [], [None] * nb, [False] * nb, []
-    # text length on the whole tree: the first round reads it (Algorithm 1's own values)
-    cdef int64_t* tl_full = <int64_t*>PyMem_Malloc((n + 1) * sizeof(int64_t))
-    if tl_full is NULL:
-        raise MemoryError()
-    try:
-        tl_full[0] = 0
-        for i in range(n):
-            tl_full[i + 1] = tl_full[i] + chars[i]
-        for i in range(n):
-            w.tl[i] = tl_full[end[i]] - tl_full[i]
-            w.cnr[i] = cnr0[i]
-            w.alive[i] = 1
-        for r in range(max_blocks):
-            if not first:  # cnr.CNRTree.values(alive): the tree without the dead nodes
-                tl_full[0] = 0
-                w.cover[0] = 0
-                for i in range(n):
-                    tl_full[i + 1] = tl_full[i] + (chars[i] if w.alive[i] else 0)
-                    w.cover[i + 1] = w.cover[i] + w.alive[i]
-                for i in range(n):
-                    e = end[i]
-                    w.weight[i] = w.cover[e] - w.cover[i]
-                    w.tl[i] = tl_full[e] - tl_full[i]
-                    w.cnr[i] = (<double>w.tl[i] / <double>w.weight[i]) if w.weight[i] > 0 else 0.0
-            m = _select(w, w.tl, w.cnr, &kind[0], not first, rule, top_k, top_fraction,
-                        elements_only)
-            if m == 0:
-                break
-            best = _identify_main(w, m, w.tl)
-            if best < 0:
-                break
-            # section 6's granularity (cnr.adjust_granularity)
-            for g in range(granularity if granularity > 0 else 0):
-                if w.parent[best] < 0:
-                    break
-                best = w.parent[best]
-            if granularity < 0:
-                for g in range(-granularity):
-                    node = -1
-                    best_cnr = 0.0
-                    for i in range(best + 1, end[best]):
-                        if w.parent[i] == best and (first or w.alive[i]):
-                            if node == -1 or w.cnr[i] > best_cnr:
-                                node = i
-                                best_cnr = w.cnr[i]
-                    if node == -1:
-                        break
-                    best = node
-            detected.append(best)
-            first = False
-            for i in range(best, end[best]):
-                w.alive[i] = 0
-            s = 0
+    # the first round reads Algorithm 1's own values, the later ones those of the tree
+    # without the dead nodes
+    cdef int64_t* prefix = w.prefix
+    for i in range(n):
+        w.tl[i] = tl0[i]
+        w.cnr[i] = cnr0[i]
+        w.alive[i] = 1
+    for r in range(max_blocks):
+        if not first:  # cnr.CNRTree.values(alive): the tree without the dead nodes
+            prefix[0] = 0
+            w.cover[0] = 0
             for i in range(n):
-                if w.alive[i]:
-                    s = 1
-                    break
-            if not s:
+                prefix[i + 1] = prefix[i] + (chars[i] if w.alive[i] else 0)
+                w.cover[i + 1] = w.cover[i] + w.alive[i]
+            for i in range(n):
+                e = end[i]
+                w.weight[i] = w.cover[e] - w.cover[i]
+                w.tl[i] = prefix[e] - prefix[i]
+                w.cnr[i] = (<double>w.tl[i] / <double>w.weight[i]) if w.weight[i] > 0 else 0.0
+        m = _select(w, w.tl, w.cnr, &kind[0], not first, rule, top_k, top_fraction,
+                    elements_only)
+        if m == 0:
+            break
+        best = _identify_main(w, m, w.tl)
+        if best < 0:
+            break
+        # section 6's granularity (cnr.adjust_granularity)
+        for g in range(granularity if granularity > 0 else 0):
+            if w.parent[best] < 0:
                 break
-    finally:
-        PyMem_Free(tl_full)
+            best = w.parent[best]
+        if granularity < 0:
+            for g in range(-granularity):
+                node = -1
+                best_cnr = 0.0
+                for i in range(best + 1, end[best]):
+                    if w.parent[i] == best and (first or w.alive[i]):
+                        if node == -1 or w.cnr[i] > best_cnr:
+                            node = i
+                            best_cnr = w.cnr[i]
+                if node == -1:
+                    break
+                best = node
+        detected.append(best)
+        first = False
+        for i in range(best, end[best]):
+            w.alive[i] = 0
+        s = 0
+        for i in range(n):
+            if w.alive[i]:
+                s = 1
+                break
+        if not s:
+            break
     # ranks: the best detected block covering a block's node (cnr._cover)
     cdef int64_t* rank_of = w.weight
     for i in range(n):

@@ -758,8 +758,8 @@ def label_blocks(
     if compiled is not None:
         try:
             return compiled(
-                tree.parent, tree.end, tree.kind, tree.chars, tree.weight, tree.cnr,
-                tree.links, tree.link_chars, tree.menu_tag_nodes, list(block_nodes),
+                tree.parent, tree.end, tree.kind, tree.chars, tree.weight, tree.text_length,
+                tree.cnr, tree.links, tree.link_chars, tree.menu_tag_nodes, list(block_nodes),
                 params["selection"], params["top_k"], params["top_fraction"],
                 params["candidates"], params["granularity"], params["max_blocks"],
                 params["content_blocks"], params["detect_menus"], params["menu_link_ratio"],
