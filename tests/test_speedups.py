@@ -134,12 +134,64 @@ EDGE_CASES = {
         "<body><h1>Title</h1><o:p>word</o:p><My-Tag>mixed</My-Tag><h2>Sub</h2><p>text</p></body>"
     ),
     "noscript with content": "<body><noscript>" + "<p>forum post text</p>" * 60 + "</noscript>",
+    "removed subtrees before nodes": (
+        "<body><div><div hidden><p>a<!--c--><b>x</b><?pi y?></p><ul><li>z</li></ul></div>"
+        "tail<p>after<script>s()</script>more</p><nav><a href='#'>m</a><i>n</i></nav>"
+        "<!--x-->end</div></body>"
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(EDGE_CASES))
 def test_edge_cases(name: str) -> None:
     _assert_same(parse(EDGE_CASES[name]))
+
+
+def _both_records(doc: document.Document) -> tuple[CNRNodes, CNRNodes]:
+    python, compiled = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS), CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
+    _justext_segment(doc.root, doc.removed, nodes=python)
+    _speedups.justext_segment(doc.root, doc.removed, nodes=compiled)
+    return python, compiled
+
+
+@pytest.mark.parametrize(
+    "html",
+    [*(EDGE_CASES[k] for k in sorted(EDGE_CASES)), (PAGES / "forum_thread.html").read_bytes()],
+)
+def test_node_elements_read_one_by_one_are_the_walks(html: str | bytes) -> None:
+    """The compiled record's elements, read singly (each found by its ordinal), in reverse,
+    by negative index and as slices, are the very elements the Python walk records."""
+    doc = parse(html)
+    python, compiled = _both_records(doc)
+    elements = compiled.elements
+    assert isinstance(elements, _speedups.NodeElements)
+    n = len(python.elements)
+    assert len(elements) == n
+    for i in reversed(range(n)):  # singly, until 32 are found: then all in one pass
+        assert elements[i] is python.elements[i], i
+    fresh = _both_records(doc)[1].elements
+    assert fresh[-1] is python.elements[-1]
+    assert fresh[1:4] == python.elements[1:4]
+    assert list(fresh) == python.elements
+    with pytest.raises(IndexError):
+        fresh[n]
+
+
+def test_node_elements_after_the_tree_is_edited() -> None:
+    """Ordinals describe the walked tree: an edited tree gives what stands there now, or
+    ``LookupError``; never a read of freed memory."""
+    doc = parse("<body><div><p>one</p><p>two <b>bold</b> tail</p></div><p>three</p></body>")
+    _, compiled = _both_records(doc)
+    last = len(compiled.elements) - 1
+    for el in list(doc.root.iter("div")):
+        el.getparent().remove(el)
+    del el
+    import gc
+
+    gc.collect()
+    with pytest.raises(LookupError):
+        compiled.elements[last]
+    assert compiled.elements[0] is doc.root
 
 
 @pytest.mark.parametrize("path", sorted(PAGES.glob("*.html")), ids=lambda p: p.stem)
@@ -300,6 +352,31 @@ def test_whitespace_rule_equals_python(text: str) -> None:
 def test_stripped_whitespace_rule_equals_python(text: str) -> None:
     expected = document.normalize_whitespace(text.strip())
     assert _speedups.normalize_whitespace(text, strip=True) == expected
+
+
+@settings(max_examples=2000, deadline=None)
+@given(WHITESPACE_HEAVY)
+def test_link_character_count_equals_python(text: str) -> None:
+    assert _speedups.normalized_length(text) == len(document.normalize_whitespace(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "strip", "expected"),
+    [
+        ("a\u3000b", False, "a b"),  # a wide space goes: the result is narrow again
+        (" \u4e2d\u2028x ", True, "\u4e2d x"),
+        ("\u4e2d \r\n x ", False, "\u4e2d\nx "),
+        (" plain text ", True, "plain text"),  # a slice of the text
+        ("plain text", True, "plain text"),
+        ("   ", True, ""),
+        ("", False, ""),
+    ],
+)
+def test_whitespace_rule_results_are_canonical(text: str, strip: bool, expected: str) -> None:
+    """Strings written by the compiled rule compare equal to Python's (same width)."""
+    out = _speedups.normalize_whitespace(text, strip=strip)
+    assert out == expected and hash(out) == hash(expected)
+    assert out == document.normalize_whitespace(text.strip() if strip else text)
 
 
 def test_text_blocks_are_complete_when_filled_directly() -> None:

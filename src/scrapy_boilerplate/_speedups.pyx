@@ -29,12 +29,15 @@ runs on the Python functions, slower and otherwise the same.
 """
 
 cimport cython
+from cpython cimport array
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.unicode cimport (
-    PyUnicode_4BYTE_KIND,
-    PyUnicode_FromKindAndData,
+    PyUnicode_DATA,
+    PyUnicode_KIND,
+    PyUnicode_New,
+    PyUnicode_WRITE,
     Py_UNICODE_ISPRINTABLE,
     Py_UNICODE_ISSPACE,
 )
@@ -45,6 +48,9 @@ from lxml.includes.tree cimport xmlNode
 cimport lxml.includes.etreepublic as cetree
 
 cetree.import_lxml__etree()
+
+import array
+from collections.abc import Sequence
 
 
 class Unsupported(Exception):
@@ -231,24 +237,11 @@ cdef Py_ssize_t _non_space(str text):
     return k
 
 
-cdef bint _plain(str text):
-    """``text.isprintable() and "  " not in text``, in one pass."""
-    cdef Py_UCS4 ch
-    cdef bint space = False
-    for ch in text:
-        if ch == 32:  # " "
-            if space:
-                return False
-            space = True
-        elif not Py_UNICODE_ISPRINTABLE(ch):
-            return False
-        else:
-            space = False
-    return True
-
-
-cdef str _normalize(str text):
-    return _collapse(text, False)
+cdef inline bint _printable(Py_UCS4 ch) noexcept:
+    """``ch.isprintable()``, answered inline for ASCII (Python's test is a function call)."""
+    if ch < 128:
+        return 32 <= ch < 127
+    return Py_UNICODE_ISPRINTABLE(ch)
 
 
 cdef str _normalize_stripped(str text):
@@ -256,46 +249,97 @@ cdef str _normalize_stripped(str text):
     return _collapse(text, True)
 
 
+cdef Py_ssize_t _normalized_length(str text) noexcept:
+    """``len(_normalize(text))`` without making the string (a link's characters)."""
+    cdef Py_ssize_t k = 0
+    cdef bint in_run = False
+    cdef Py_UCS4 ch
+    for ch in text:
+        if Py_UNICODE_ISSPACE(ch):
+            in_run = True
+        else:
+            k += 1 + in_run
+            in_run = False
+    return k + in_run
+
+
+cdef struct _Collapsed:
+    Py_ssize_t length  # of the result
+    Py_UCS4 widest  # its widest character but the separators (ASCII: no wider string)
+    Py_ssize_t first, last  # the first and last characters that are not white space
+    bint plain  # white space is single spaces only: the result is a slice of the text
+
+
+cdef _Collapsed _collapse_pass(str text, bint strip, int kind, void* data) noexcept:
+    """One pass of :func:`_collapse`'s rule over ``text``: measured, and written into
+    ``data`` (of width ``kind``) unless that is NULL."""
+    cdef _Collapsed r
+    r.length = 0
+    r.widest = 0
+    r.first = r.last = -1
+    r.plain = True
+    cdef Py_ssize_t i = 0
+    cdef Py_UCS4 ch, sep
+    cdef bint in_run = False, line_break = False, space = False
+    for ch in text:
+        if Py_UNICODE_ISSPACE(ch):
+            if ch == 10 or ch == 13:  # "\\n", "\\r"
+                line_break = True
+            if ch != 32 or space:  # (a line break is not 32 either)
+                r.plain = False
+            space = in_run = True
+        else:
+            if in_run and not (strip and r.length == 0):
+                sep = 10 if line_break else 32
+                if data is not NULL:
+                    PyUnicode_WRITE(kind, data, r.length, sep)
+                r.length += 1
+            if r.plain and not _printable(ch):
+                r.plain = False  # (the Python function splits lines at some of these)
+            in_run = line_break = space = False
+            if r.first < 0:
+                r.first = i
+            r.last = i
+            if ch > r.widest:
+                r.widest = ch
+            if data is not NULL:
+                PyUnicode_WRITE(kind, data, r.length, ch)
+            r.length += 1
+        i += 1
+    if in_run and not strip:
+        if data is not NULL:
+            PyUnicode_WRITE(kind, data, r.length, 10 if line_break else 32)
+        r.length += 1
+    return r
+
+
 cdef str _collapse(str text, bint strip):
-    """``document.normalize_whitespace`` in one pass: each run of white space becomes
-    ``"\\n"`` when it holds a line break (``\\n`` or ``\\r``), else one space; text
-    without white space other than single spaces comes back as it is (the same object).
+    """``document.normalize_whitespace``: each run of white space becomes ``"\\n"`` when
+    it holds a line break (``\\n`` or ``\\r``), else one space; text without white space
+    other than single spaces comes back as it is (the same object, or a slice of it when
+    ``strip`` drops leading or trailing spaces).
 
     That is what the Python function's lines, splits and joins amount to; the tests hold
-    the two equal on generated strings.
+    the two equal on generated strings. A first pass measures the result (its length and
+    widest character), the second writes it straight into a string of that width.
     """
-    if not strip and _plain(text):  # no whitespace but single ASCII spaces
-        return text
-    cdef Py_ssize_t n = len(text), k = 0
-    cdef Py_UCS4* out = <Py_UCS4*>PyMem_Malloc((n if n else 1) * sizeof(Py_UCS4))
-    if out is NULL:
-        raise MemoryError()
-    cdef Py_UCS4 ch
-    cdef bint in_run = False, line_break = False
-    try:
-        for ch in text:
-            if Py_UNICODE_ISSPACE(ch):
-                if ch == 10 or ch == 13:  # "\\n", "\\r"
-                    line_break = True
-                in_run = True
-            else:
-                if in_run and not (strip and k == 0):
-                    out[k] = 10 if line_break else 32
-                    k += 1
-                in_run = line_break = False
-                out[k] = ch
-                k += 1
-        if in_run and not strip:
-            out[k] = 10 if line_break else 32
-            k += 1
-        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, k)
-    finally:
-        PyMem_Free(out)
+    cdef _Collapsed r = _collapse_pass(text, strip, 0, NULL)
+    if r.plain:  # single spaces only: the text itself, or its stripped slice
+        if not strip or (r.first == 0 and r.last == len(text) - 1):
+            return text
+        if r.first < 0:
+            return ""
+        return text[r.first : r.last + 1]
+    cdef str out = PyUnicode_New(r.length, r.widest)
+    _collapse_pass(text, strip, PyUnicode_KIND(out), PyUnicode_DATA(out))
+    return out
 
 
 cdef inline _Path _new_path(str tag, str raw, _Path parent, xmlNode* c_node,
-                            Py_ssize_t position, Py_ssize_t node, bint unwrapped):
+                            Py_ssize_t position, Py_ssize_t node, bint unwrapped,
+                            Py_ssize_t ordinal):
     cdef _Path p = _Path.__new__(_Path)
+    p.ordinal = ordinal
     p.tag = tag
     p.raw = raw
     p.parent = parent
@@ -319,6 +363,7 @@ cdef class _Path:
     cdef xmlNode* c_node
     cdef public Py_ssize_t position
     cdef public Py_ssize_t node
+    cdef Py_ssize_t ordinal  # the element's place in the tree (see NodeElements)
     cdef public bint unwrapped
     cdef public dict counts
     cdef str _xpath
@@ -524,6 +569,136 @@ cdef inline bint _ptr_set_has(xmlNode** table, size_t mask, xmlNode* node) noexc
     return False
 
 
+@cython.final
+cdef class NodeElements:
+    """``CNRNodes.elements`` of the compiled walk: the element of each recorded node,
+    found in the tree when it is read rather than held as a proxy per node.
+
+    The walk keeps each node's *ordinal*, its element's place among the nodes it visits
+    in document order (elements, comments and processing instructions under the root,
+    those inside removed elements counted too), where the Python walk keeps the element.
+    CNR reads a handful of them per page (the detected blocks' xpaths), and making and
+    freeing a proxy for each of a page's ~600 nodes was a fifth of the walk. Reading one
+    element walks the tree's pointers up to it; iterating, or reading many, finds them all
+    in one pass. Either way the result is the element the Python walk records (lxml gives
+    an element one proxy while it lives), and it is kept.
+
+    Nothing here points into the tree between reads, so editing the tree cannot make a
+    read unsafe; but the ordinals describe the tree as it was walked: after an edit, a read
+    gives what now stands at that place, or raises ``LookupError`` when nothing does.
+    """
+
+    cdef object root  # (keeps the document alive)
+    cdef readonly array.array ordinals
+    cdef list _all
+    cdef dict _found
+
+    def __cinit__(self, root, array.array ordinals):
+        self.root = root
+        self.ordinals = ordinals
+        self._all = None
+        self._found = {}
+
+    def __len__(self):
+        return len(self.ordinals)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self._every()[index]
+        cdef Py_ssize_t i = index
+        cdef Py_ssize_t n = len(self.ordinals)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("node index out of range")
+        if self._all is not None:
+            return self._all[i]
+        k = self.ordinals.data.as_longlongs[i]
+        el = self._found.get(k)
+        if el is None:
+            if len(self._found) >= 32:  # read one by one at length: all in one pass
+                return self._every()[i]
+            el = _elements_at(self.root, [k])[0]
+            self._found[k] = el
+        return el
+
+    def __iter__(self):
+        return iter(self._every())
+
+    def __repr__(self):
+        return f"<NodeElements of {len(self.ordinals)} nodes>"
+
+    cdef list _every(self):
+        if self._all is None:
+            found = _elements_at(self.root, self.ordinals.tolist())
+            self._all = found
+            self._found = None
+        return self._all
+
+
+Sequence.register(NodeElements)
+
+
+cdef list _elements_at(root, list ordinals):
+    """The elements (or comments, PIs) at these ordinals under ``root`` (see NodeElements),
+    in one pre-order pass over libxml2's pointers; a proxy is made for those only."""
+    cdef cetree._Element root_el = <cetree._Element?>root
+    cdef cetree._Document cdoc = root_el._doc
+    cdef xmlNode* top = root_el._c_node
+    cdef xmlNode* c = top
+    cdef list wanted = sorted(set(ordinals))
+    cdef Py_ssize_t k = 0, j = 0, nw = len(wanted)
+    cdef Py_ssize_t want = wanted[0] if nw else -1
+    cdef dict found = {}
+    while c is not NULL and j < nw:
+        if _is_walked(c):
+            if k == want:
+                found[k] = cetree.elementFactory(cdoc, c)
+                j += 1
+                if j < nw:
+                    want = wanted[j]
+            k += 1
+            if c.type == tree.XML_ELEMENT_NODE and c.children is not NULL:
+                c = c.children
+                continue
+        if c is top:
+            break
+        while c.next is NULL:
+            c = c.parent
+            if c is top or c is NULL:
+                c = NULL
+                break
+        if c is not NULL:
+            c = c.next
+    if j < nw:
+        raise LookupError("a recorded node is no longer in the tree (was it edited?)")
+    return [found[o] for o in ordinals]
+
+
+cdef inline void _append_ordinal(array.array ordinals, Py_ssize_t* count, Py_ssize_t value):
+    array.resize_smart(ordinals, count[0] + 1)
+    ordinals.data.as_longlongs[count[0]] = value
+    count[0] += 1
+
+
+cdef Py_ssize_t _walked_below(xmlNode* top) noexcept:
+    """The nodes the walk visits (elements, comments, PIs) inside ``top``'s subtree."""
+    cdef Py_ssize_t k = 0
+    cdef xmlNode* c = top.children
+    while c is not NULL and c is not top:
+        if _is_walked(c):
+            k += 1
+            if c.type == tree.XML_ELEMENT_NODE and c.children is not NULL:
+                c = c.children
+                continue
+        while c.next is NULL:
+            c = c.parent
+            if c is top:
+                return k
+        c = c.next
+    return k
+
+
 def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     """:func:`scrapy_boilerplate.document._justext_segment`, compiled (same arguments, same
     result); raises :class:`Unsupported` on a tree it does not handle."""
@@ -563,7 +738,12 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     cdef bint has_unwrapped = bool(unwrapped)
     cdef bint record = nodes is not None
     w.record = record
-    cdef list n_menu, n_parent, n_elements, n_ends, n_texts, n_skipped, link_ids, link_texts
+    cdef list n_menu, n_parent, n_ends, n_texts, n_skipped, link_ids, link_texts
+    # each node's element by its ordinal (NodeElements), not by a proxy per node
+    cdef array.array n_ordinals = array.array("q")
+    cdef Py_ssize_t n_count = 0  # nodes recorded
+    cdef Py_ssize_t ordinal = -1  # the current node's place among the walked nodes
+    cdef Py_ssize_t c_ordinal
     cdef list text_counts, link_counts
     skip_tags = menu_tags = None
     if record:
@@ -572,7 +752,6 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
         nodes.index = None  # made by CNR's tree on first use (CNRTree.element_index)
         n_menu = nodes.menu
         n_parent = nodes.parent
-        n_elements = nodes.elements
         n_ends = nodes.ends
         n_texts = nodes.texts
         n_skipped = nodes.skipped
@@ -602,10 +781,12 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     while True:
         if not is_end:
             # ---- "start" (an element), or "comment" / "pi"
+            ordinal += 1  # (the walk's nodes counted in document order: NodeElements)
             if c.type == tree.XML_ELEMENT_NODE:
-                # a proxy only for what CNR records (the blocks' elements get theirs when
-                # the block closes); removed elements are looked up by their node
-                el = cetree.elementFactory(cdoc, c) if record and not hidden and not in_link else None
+                # no element proxy: CNR's nodes keep their elements' ordinals, a block's
+                # element gets its proxy when the block closes, and removed elements are
+                # looked up by their node
+                el = None
                 # el.tag and its lower-case local name, cached by libxml2's name (one
                 # interned string per name within a document) for elements without a
                 # namespace, whose tag is that name
@@ -644,8 +825,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     else:  # a nonContentNode
                         n_skipped.append(len(n_parent))
                         n_parent.append(cur)
-                        cur = len(n_elements)
-                        n_elements.append(el)
+                        cur = n_count
+                        _append_ordinal(n_ordinals, &n_count, ordinal)
                         n_ends.append(0)
                         if raw in menu_tags:
                             n_menu.append(cur)
@@ -674,8 +855,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         chunks.append(text)
                 else:
                     n_parent.append(cur)
-                    cur = len(n_elements)
-                    n_elements.append(el)
+                    cur = n_count
+                    _append_ordinal(n_ordinals, &n_count, ordinal)
                     n_ends.append(0)
                     if raw in menu_tags:
                         n_menu.append(cur)
@@ -689,26 +870,26 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                             hidden = 1
                     elif has_text:
                         n_parent.append(cur)
-                        n_elements.append(el)
+                        _append_ordinal(n_ordinals, &n_count, ordinal)
                         n_ends.append(-cur - 2)
                         n_texts.append(text)
                         text_counts.append(_non_space(text))
                 if has_unwrapped and tag in unwrapped:
                     # The reference's Cleaner unwraps the tag: its text joins the text
                     # slot before it, whitespace included.
-                    path = _new_path(tag, raw, path, c, position, cur, True)
+                    path = _new_path(tag, raw, path, c, position, cur, True, ordinal)
                     text = (pending_ws or "") + (text or "")
                     if _has_text(text):
                         pending_ws = None
                         para.chunks.append(text)  # (characters())
                         if link:
-                            para.link_chars += len(_normalize(text))
+                            para.link_chars += _normalized_length(text)
                         br = False
                     else:
                         pending_ws = text or None
                 else:
                     pending_ws = None
-                    path = _new_path(tag, raw, path, c, position, cur, False)
+                    path = _new_path(tag, raw, path, c, position, cur, False, ordinal)
                     if tag in block_tags or (br and tag == "br"):
                         if para.chunks:
                             if tag == "br":
@@ -728,7 +909,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     if has_text:  # (characters(), inlined)
                         para.chunks.append(text)
                         if link:
-                            para.link_chars += len(_normalize(text))
+                            para.link_chars += _normalized_length(text)
                         br = False
                     elif has_unwrapped:
                         pending_ws = text or None
@@ -754,13 +935,19 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     chunks.append(tail)
             elif text_tail:
                 n_parent.append(cur)
-                n_elements.append(cetree.elementFactory(cdoc, c))  # the comment or PI
+                _append_ordinal(n_ordinals, &n_count, ordinal)  # the comment or PI
                 n_ends.append(-len(n_parent))
                 n_texts.append(tail)
                 text_counts.append(_non_space(tail))
         else:
             # ---- "end" of the element c: its tail (read where it is not white space, or
             # inside a recorded link, or in jusText 3.0.2's cleaning)
+            if path is not None and path.c_node == c:
+                c_ordinal = path.ordinal
+            else:  # a removed element: its "end" came right after its "start"
+                c_ordinal = ordinal
+                if record:  # (the nodes of its subtree, skipped, keep their ordinals)
+                    ordinal += _walked_below(c)
             if _blank_run(c.next) and not (
                 has_unwrapped or (record and hidden <= 1 and in_link > 1)
             ):
@@ -787,7 +974,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         cur = n_parent[cur]
                         if text_tail and cur >= 0:  # the root's tail is outside the tree
                             n_parent.append(cur)
-                            n_elements.append(cetree.elementFactory(cdoc, c))
+                            _append_ordinal(n_ordinals, &n_count, c_ordinal)
                             n_ends.append(-len(n_parent))
                             n_texts.append(tail)
                             text_counts.append(_non_space(tail))
@@ -823,7 +1010,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
             pending_ws = None
             para.chunks.append(tail)
             if link:
-                para.link_chars += len(_normalize(tail))
+                para.link_chars += _normalized_length(tail)
             br = False
         elif has_unwrapped:
             pending_ws = tail or None
@@ -838,6 +1025,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
             c = c.parent
             is_end = True
     w.close(para)
+    if record:
+        nodes.elements = NodeElements(root, n_ordinals)
     return w.blocks
 
 
@@ -969,6 +1158,12 @@ def normalize_whitespace(text, strip=False):
     """The compiled ``document.normalize_whitespace`` (of ``text.strip()`` with ``strip``),
     exposed for the tests."""
     return _collapse(text, strip)
+
+
+def normalized_length(text):
+    """``len(normalize_whitespace(text))`` as the walk counts a link's characters, exposed
+    for the tests."""
+    return _normalized_length(text)
 
 
 def text_blocks_filled_directly():
@@ -1109,7 +1304,13 @@ def cnr_tree_arrays(nodes):
     same values as the numpy code, in one pass plus the prefix sums. Raises
     :class:`Unsupported` on a record of the Python walk."""
     cdef list parent = nodes.parent, ends = nodes.ends, skipped = nodes.skipped
-    cdef list link_ids = nodes.link_ids, elements = nodes.elements
+    cdef list link_ids = nodes.link_ids
+    elements = nodes.elements
+    cdef array.array ordinals = None
+    cdef long long* ords = NULL
+    if isinstance(elements, NodeElements):  # (the compiled walk's record)
+        ordinals = (<NodeElements>elements).ordinals
+        ords = ordinals.data.as_longlongs
     text_counts = nodes.text_counts
     link_counts = nodes.link_counts
     if text_counts is None or link_counts is None or len(link_counts) != len(link_ids):
@@ -1150,7 +1351,10 @@ def cnr_tree_arrays(nodes):
                 p = parent[i]
                 # .text: right after its element, recorded with it (a comment's or PI's
                 # tail right after the parent element is a tail)
-                kind[i] = _TEXT if p == i - 1 and elements[i] is elements[p] else _TAIL
+                if ords is not NULL:
+                    kind[i] = _TEXT if p == i - 1 and ords[i] == ords[p] else _TAIL
+                else:
+                    kind[i] = _TEXT if p == i - 1 and elements[i] is elements[p] else _TAIL
                 if t >= ntexts:
                     raise Unsupported("more text nodes than counts")
                 chars[i] = texts[t]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -377,10 +377,11 @@ def parse(
         )
     if not text or text.isspace():
         raise UnsupportedInput("empty", "no text")
-    m = _XML_ROOT.match(text[:4096])
+    # (matched within the first 4096 characters without slicing them off: no copy)
+    m = _XML_ROOT.match(text, 0, 4096)
     if m and m.group(1).lower().split(":")[-1] != "html":
         raise UnsupportedInput("not-html", f"XML document with root <{m.group(1)}>")
-    m = _FIRST_TAG.match(text[:4096])
+    m = _FIRST_TAG.match(text, 0, 4096)
     if m and m.group(1).lower() in _XML_ONLY_ROOTS:
         raise UnsupportedInput("not-html", f"XML document with root <{m.group(1)}>")
     text = _XML_DECL.sub("", text, count=1)
@@ -824,6 +825,10 @@ class CNRNodes:
     each block's element, or of its closest ancestor that is a node; ``text_counts`` /
     ``link_counts``, where the walk filled them, the characters of each of ``texts`` /
     ``link_texts`` that are not white space.
+
+    The compiled walk records ``elements`` as a ``_speedups.NodeElements``: a read-only
+    sequence of the same elements, found in the tree when read (each node keeps its place
+    in the tree instead of a proxy per node, which costs more than the rest of the record).
     """
 
     __slots__ = (
@@ -849,7 +854,7 @@ class CNRNodes:
         self.index: dict[Any, int] | None = {}
         self.menu: list[int] = []
         self.parent: list[int] = []
-        self.elements: list[Any] = []
+        self.elements: Sequence[Any] = []
         self.ends: list[int] = []
         self.texts: list[str] = []
         self.skipped: list[int] = []
@@ -868,6 +873,7 @@ class CNRNodes:
             value = getattr(self, name)
             if isinstance(value, (list, dict)):
                 value.clear()
+        self.elements = []  # (the compiled walk's record is no list: see below)
         self.index = {}
         self.text_counts = self.link_counts = None
 
