@@ -210,6 +210,35 @@ def test_xhtml_namespaced_tree() -> None:
     _assert_same(parse(root))
 
 
+def _xpath_trees() -> list:
+    """Trees whose element xpaths take every branch: pages, prefixed, odd and mixed-case
+    names, and XHTML with elements of two namespaces under one name."""
+    trees = [parse(p.read_bytes()).root for p in sorted(PAGES.glob("*.html"))]
+    trees += [parse(EDGE_CASES[k]).root for k in sorted(EDGE_CASES)]
+    trees.append(
+        etree.fromstring(
+            b'<html xmlns="http://www.w3.org/1999/xhtml" xmlns:o="urn:o"><body><p>a</p>'
+            b"<o:p>b</o:p><p>c</p><o:p>d</o:p><P>e</P><div><p/><!--x--><p/></div></body></html>"
+        )
+    )
+    odd = etree.HTML("<body><m\x15>x</m\x15><m\x15>y</m\x15><o:p>w</o:p><o:p>v</o:p></body>")
+    trees.append(odd)
+    return trees
+
+
+def test_element_xpath_equals_python() -> None:
+    checked = 0
+    for root in _xpath_trees():
+        for el in root.iter():
+            if not isinstance(el.tag, str):
+                continue
+            assert _speedups.element_xpath(el) == cnr._python_element_xpath(el), el.tag
+            checked += 1
+    assert checked > 300
+    with pytest.raises(_speedups.Unsupported):
+        _speedups.element_xpath(etree.Comment("c"))
+
+
 def test_deep_tree_needs_no_recursion() -> None:
     depth = 5000
     html = "<body>" + "<div>" * depth + "deep text" + "</div>" * depth + "</body>"
