@@ -39,3 +39,15 @@ def step(name: str) -> Any:
     if _speedups is None or not ENABLED:
         return None
     return getattr(_speedups, name)
+
+
+def call(name: str, python: Any, *args: Any) -> Any:
+    """The compiled step ``name`` on ``args``; ``python(*args)``, its Python twin, where the
+    step is not built, is turned off, or raises :data:`Unsupported` on this input."""
+    compiled = step(name)
+    if compiled is not None:
+        try:
+            return compiled(*args)
+        except Unsupported:
+            pass
+    return python(*args)

@@ -590,13 +590,7 @@ def _lang(root: Any) -> str | None:
 
 def find_removed(root: Any) -> set[Any]:
     """:func:`_find_removed`, compiled where ``_speedups`` is built (the same set)."""
-    compiled = _compiled.step("find_removed")
-    if compiled is not None:
-        try:
-            return compiled(root)
-        except _compiled.Unsupported:
-            pass
-    return _find_removed(root)
+    return _compiled.call("find_removed", _find_removed, root)
 
 
 def _find_removed(root: Any) -> set[Any]:

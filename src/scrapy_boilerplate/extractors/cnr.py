@@ -328,13 +328,7 @@ def _element_xpath(el: Any) -> str:
     """``/html[1]/body[1]/...`` as the blocks' xpaths write it (a name test for a namespaced
     or prefixed tag), built bottom-up without recursion; compiled where ``_speedups`` is
     built (``_speedups.element_xpath``, the same string), else :func:`_python_element_xpath`."""
-    compiled = _compiled.step("element_xpath")
-    if compiled is not None:
-        try:
-            return compiled(el)
-        except _compiled.Unsupported:
-            pass
-    return _python_element_xpath(el)
+    return _compiled.call("element_xpath", _python_element_xpath, el)
 
 
 def _python_element_xpath(el: Any) -> str:
