@@ -337,9 +337,10 @@ cdef str _collapse(str text, bint strip):
 
 cdef inline _Path _new_path(str tag, str raw, _Path parent, xmlNode* c_node,
                             Py_ssize_t position, Py_ssize_t node, bint unwrapped,
-                            Py_ssize_t ordinal):
+                            Py_ssize_t ordinal, int flags):
     cdef _Path p = _Path.__new__(_Path)
     p.ordinal = ordinal
+    p.flags = flags
     p.tag = tag
     p.raw = raw
     p.parent = parent
@@ -364,6 +365,7 @@ cdef class _Path:
     cdef public Py_ssize_t position
     cdef public Py_ssize_t node
     cdef Py_ssize_t ordinal  # the element's place in the tree (see NodeElements)
+    cdef int flags  # what the walk asks of its name (_tag_flags)
     cdef public bint unwrapped
     cdef public dict counts
     cdef str _xpath
@@ -529,6 +531,38 @@ cdef struct _NameSlot:
     const unsigned char* name  # libxml2's interned name (NULL: a free slot)
     PyObject* raw  # el.tag, owned by the walk's ``names`` list
     PyObject* tag  # its lower-case local name, owned likewise
+    int flags  # what the walk asks of the name (_tag_flags), answered once per name
+
+
+cdef enum:
+    _F_BLOCK = 1  # tag in jusText's block tags
+    _F_BR = 2  # tag == "br"
+    _F_A = 4  # tag == "a"
+    _F_RAW_A = 8  # raw == "a"
+    _F_MENU = 16  # raw in CNR's menu tags (when recording)
+    _F_SKIP = 32  # raw in CNR's nonContentNode tags (when recording)
+    _F_UNWRAPPED = 64  # tag in the unwrapped tags (jusText 3.0.2's cleaning)
+
+
+cdef int _tag_flags(str raw, str tag, block_tags, menu_tags, skip_tags, unwrapped,
+                    bint record) except -1:
+    """The walk's questions about an element's name, as bits (see _NameSlot)."""
+    cdef int flags = 0
+    if tag in block_tags:
+        flags |= _F_BLOCK
+    if tag == "br":
+        flags |= _F_BR
+    if tag == "a":
+        flags |= _F_A
+    if raw == "a":
+        flags |= _F_RAW_A
+    if record and raw in menu_tags:
+        flags |= _F_MENU
+    if record and raw in skip_tags:
+        flags |= _F_SKIP
+    if unwrapped and tag in unwrapped:
+        flags |= _F_UNWRAPPED
+    return flags
 
 
 cdef inline _NameSlot* _name_slot(_NameSlot* slots, const unsigned char* name) noexcept:
@@ -765,6 +799,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     cdef Py_ssize_t hidden = 0  # elements open inside a nonContentNode that is no link
     cdef Py_ssize_t position
     cdef bint descend, has_text, text_tail, unwrapped_end, is_end
+    cdef int flags
     cdef list chunks = []  # text of the open link
     cdef dict root_counts = {}
     # el.tag and its lower-case local name by libxml2's name (see _name_slot)
@@ -796,17 +831,21 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 if slot is not NULL and slot.name is not NULL:
                     raw = <object>slot.raw
                     tag = <object>slot.tag
+                    flags = slot.flags
                 else:
                     raw = (el if el is not None else cetree.elementFactory(cdoc, c)).tag
                     tag = raw.lower()
                     if tag[0] == "{":  # XHTML parsed as XML: compare local names
                         tag = tag[tag.find("}") + 1 :]
+                    flags = _tag_flags(raw, tag, block_tags, menu_tags, skip_tags, unwrapped,
+                                       record)
                     if slot is not NULL:
                         names.append(raw)  # (owns what the slot borrows)
                         names.append(tag)
                         slot.name = c.name
                         slot.raw = <PyObject*>raw
                         slot.tag = <PyObject*>tag
+                        slot.flags = flags
                 if path is None:
                     counts = root_counts
                 else:
@@ -828,7 +867,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         cur = n_count
                         _append_ordinal(n_ordinals, &n_count, ordinal)
                         n_ends.append(0)
-                        if raw in menu_tags:
+                        if flags & _F_MENU:
                             n_menu.append(cur)
                     is_end = True  # skip_subtree(): its "end" comes next
                     continue
@@ -836,7 +875,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 # recorded link (its characters), at a recorded <a> (its first chunk), in
                 # jusText 3.0.2's cleaning (unwrapped tags keep it)
                 if _blank_run(c.children) and not (
-                    has_unwrapped or (record and not hidden and (in_link or raw == "a"))
+                    has_unwrapped or (record and not hidden and (in_link or flags & _F_RAW_A))
                 ):
                     text = None
                     has_text = False
@@ -849,7 +888,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     hidden += 1
                 elif in_link:  # inside a link: no nodes, only its characters are counted
                     in_link += 1
-                    if raw in skip_tags:
+                    if flags & _F_SKIP:
                         hidden = 1
                     elif text:
                         chunks.append(text)
@@ -858,11 +897,11 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     cur = n_count
                     _append_ordinal(n_ordinals, &n_count, ordinal)
                     n_ends.append(0)
-                    if raw in menu_tags:
+                    if flags & _F_MENU:
                         n_menu.append(cur)
-                    if raw in skip_tags:
+                    if flags & _F_SKIP:
                         n_skipped.append(cur)
-                        if raw == "a":
+                        if flags & _F_RAW_A:
                             in_link = 1
                             link_ids.append(cur)
                             chunks = [text] if text else []
@@ -874,10 +913,10 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         n_ends.append(-cur - 2)
                         n_texts.append(text)
                         text_counts.append(_non_space(text))
-                if has_unwrapped and tag in unwrapped:
+                if flags & _F_UNWRAPPED:
                     # The reference's Cleaner unwraps the tag: its text joins the text
                     # slot before it, whitespace included.
-                    path = _new_path(tag, raw, path, c, position, cur, True, ordinal)
+                    path = _new_path(tag, raw, path, c, position, cur, True, ordinal, flags)
                     text = (pending_ws or "") + (text or "")
                     if _has_text(text):
                         pending_ws = None
@@ -889,10 +928,10 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         pending_ws = text or None
                 else:
                     pending_ws = None
-                    path = _new_path(tag, raw, path, c, position, cur, False, ordinal)
-                    if tag in block_tags or (br and tag == "br"):
+                    path = _new_path(tag, raw, path, c, position, cur, False, ordinal, flags)
+                    if flags & _F_BLOCK or (br and flags & _F_BR):
                         if para.chunks:
-                            if tag == "br":
+                            if flags & _F_BR:
                                 para.tags_count -= 1  # <br><br> separates blocks
                             w.close(para)
                             _restart(para, path)
@@ -900,10 +939,10 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                             para.path = path
                             para.tags_count = 0
                     else:
-                        br = tag == "br"
+                        br = flags & _F_BR != 0
                         if br:
                             para.chunks.append(" ")
-                        elif tag == "a":
+                        elif flags & _F_A:
                             link = True
                         para.tags_count += 1
                     if has_text:  # (characters(), inlined)
@@ -979,7 +1018,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                             n_texts.append(tail)
                             text_counts.append(_non_space(tail))
             if path is not None and path.c_node == c:
-                tag = path.tag
+                flags = path.flags
                 unwrapped_end = path.unwrapped
                 path = path.parent
                 # an unwrapped tag's tail joins the text slot before it, whitespace included
@@ -997,14 +1036,14 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     else:
                         c = c.parent
                     continue
-                if not unwrapped_end and tag in block_tags:
+                if not unwrapped_end and flags & _F_BLOCK:
                     if para.chunks:
                         w.close(para)
                         _restart(para, path)
                     else:
                         para.path = path
                         para.tags_count = 0
-                if tag == "a":
+                if flags & _F_A:
                     link = False
         if text_tail:  # (characters(), inlined)
             pending_ws = None
