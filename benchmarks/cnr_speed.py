@@ -20,7 +20,10 @@ step's fastest of ``--repeat`` runs, each run on a fresh parse; the median over 
 - ``Algorithm 1``: CNR's tree (weights, text lengths, ratios) from the recorded nodes;
 - ``detection and result``: selection, Algorithm 2, menus, labelled blocks, ``Extraction``;
 - ``freeing``: dropping the page's tree and the objects made from it;
-- ``extract()``: the whole public call ``extract(html, "cnr")``, timed on its own.
+- ``extract()``: the whole public call ``extract(html, "cnr")``, timed on its own;
+- ``extract() / lxml.html from str``: the ratio of the two medians (timed side by side on
+  each page, so a host that slows down slows both); times 1.6 ms, it says what a machine
+  where lxml parses these pages in the issue's 1.6 ms would see, the speeds scaling alike.
 
 Both with the compiled steps (``scrapy_boilerplate._speedups``: the cleaning, the walk,
 CNR's tree and labels, the blocks) and with the pure-Python ones (``_compiled.ENABLED =
@@ -100,6 +103,8 @@ def run(pages: list[str], repeat: int) -> dict[str, float]:
     rows = [time_page(html, repeat) for html in pages]
     out = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
     out["steps, summed"] = statistics.median(sum(r[s] for s in STEPS) for r in rows)
+    # both timed side by side on each page: a host that slows down slows both
+    out["ratio"] = out["extract()"] / out["lxml.html from str"]
     return out
 
 
@@ -120,14 +125,22 @@ def report(results: dict[str, dict[str, float]], args: argparse.Namespace, n: in
     ]
     for key in (*REFERENCES, *STEPS, "steps, summed", "extract()"):
         lines.append(f"| {key} | " + " | ".join(f"{results[m][key]:.2f}" for m in modes) + " |")
+    lines.append(
+        "| extract() / lxml.html from str (the medians) | "
+        + " | ".join(f"{results[m]['ratio']:.2f}" for m in modes)
+        + " |"
+    )
     compiled = modes[0]
+    r = results[compiled]
     lines += [
         "",
         f"Target: CNR at most 3 ms median. {compiled}: "
-        f"{'met' if results[compiled]['extract()'] <= 3.0 else 'NOT met'} "
-        f"({results[compiled]['extract()']:.2f} ms, of which lxml's parse alone "
-        f"{results[compiled]['lxml alone']:.2f} ms; lxml.html from str "
-        f"{results[compiled]['lxml.html from str']:.2f} ms, the issue's 1.6 ms).",
+        f"{'met' if r['extract()'] <= 3.0 else 'NOT met'} "
+        f"({r['extract()']:.2f} ms, of which lxml's parse alone "
+        f"{r['lxml alone']:.2f} ms; lxml.html from str "
+        f"{r['lxml.html from str']:.2f} ms, the issue's 1.6 ms). Where lxml.html's parse "
+        f"takes the issue's 1.6 ms, the same ratio gives {1.6 * r['ratio']:.3f} ms "
+        f"({'within' if 1.6 * r['ratio'] <= 3.0 else 'over'} 3 ms).",
         "",
     ]
     return "\n".join(lines)
