@@ -11,14 +11,17 @@ and the fallback, and ``tests/test_speedups.py`` holds each pair to the same out
   the walk's state lives in C variables, path nodes and the whitespace rule are compiled.
   ``.text`` and ``.tail`` are lxml's own (``textOf`` / ``tailOf``), element proxies are
   lxml's (``elementFactory``), so an element in a block is the very element the Python
-  walk would give;
+  walk would give; CNR's nodes keep their elements' places in the tree instead
+  (:class:`NodeElements`, which finds those same elements when they are read);
 - :func:`find_removed` is ``document._find_removed``, the cleaning, in one pass;
 - :func:`blocks_from_segments` is ``result._blocks_from_segments``, the labelled blocks of
   jusText and CNR, each made without a Python-level call;
 - :func:`cnr_tree_arrays` is ``extractors.cnr._tree_arrays`` (Algorithm 1's values from the
   walk's record) and :func:`cnr_label` is ``extractors.cnr._label_blocks`` (selection,
   Algorithm 2, granularity, iterative detection, menus and each block's rank), on C arrays
-  instead of numpy calls and Python sets (the means and deviations are still numpy's).
+  instead of numpy calls and Python sets (the means and deviations are still numpy's);
+- :func:`element_xpath` is ``extractors.cnr._python_element_xpath``, a detected block's
+  xpath, over libxml2's sibling pointers.
 
 Where a tree holds what the Python code was never written for (an entity reference node,
 which the HTML parser never makes; a cleaning root that is not its document's top
