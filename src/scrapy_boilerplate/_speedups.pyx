@@ -377,6 +377,17 @@ cdef class _Path:
     # ``counts`` (children per tag, for their positions) is made when a first child is
     # seen: most elements have none.
 
+    cdef list _uncached(self, bint xpath):
+        """This node and its ancestors up to the closest one whose xpath (``xpath``), else
+        dotted path, is made: the nodes whose string is still to make, top first."""
+        cdef list chain = []
+        cdef _Path n = self
+        while n is not None and (n._xpath if xpath else n._dotted) is None:
+            chain.append(n)
+            n = n.parent
+        chain.reverse()
+        return chain
+
     cdef str dotted(self):
         cdef _Path parent = self.parent
         cdef _Path n
@@ -389,13 +400,9 @@ cdef class _Path:
                 else:
                     self._dotted = (parent._dotted + "." + self.tag) if parent._dotted else self.tag
                 return self._dotted
-            chain = []
-            n = self
-            while n is not None and n._dotted is None:
-                chain.append(n)
-                n = n.parent
+            chain = self._uncached(False)
+            n = (<_Path>chain[0]).parent
             prefix = n._dotted if n is not None else ""
-            chain.reverse()
             if len(chain) > _CACHE_CHAIN:
                 tags = [prefix] if prefix else []
                 tags += [m.tag for m in chain if not m.unwrapped]
@@ -418,13 +425,9 @@ cdef class _Path:
                     f"{parent._xpath}/{_xpath_step(self.tag, self.raw)}[{self.position}]"
                 )
                 return self._xpath
-            chain = []
-            n = self
-            while n is not None and n._xpath is None:
-                chain.append(n)
-                n = n.parent
+            chain = self._uncached(True)
+            n = (<_Path>chain[0]).parent
             prefix = n._xpath if n is not None else ""
-            chain.reverse()
             if len(chain) > _CACHE_CHAIN:
                 self._xpath = prefix + "".join(
                     [f"/{_xpath_step(m.tag, m.raw)}[{m.position}]" for m in chain]
