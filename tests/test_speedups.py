@@ -134,6 +134,11 @@ EDGE_CASES = {
         "<body><h1>Title</h1><o:p>word</o:p><My-Tag>mixed</My-Tag><h2>Sub</h2><p>text</p></body>"
     ),
     "noscript with content": "<body><noscript>" + "<p>forum post text</p>" * 60 + "</noscript>",
+    # more names than the walk's name table holds (128): positions of named and unnamed
+    # tags mixed under one parent, and more than four tags per parent
+    "many tag names": "<body><div>"
+    + "".join(f"<t{i % 150}><p>x{i}</p></t{i % 150}>" for i in range(330))
+    + "</div><p><b>1</b><i>2</i><b>3</b><u>4</u><s>5</s><em>6</em><b>7</b></p></body>",
     "removed subtrees before nodes": (
         "<body><div><div hidden><p>a<!--c--><b>x</b><?pi y?></p><ul><li>z</li></ul></div>"
         "tail<p>after<script>s()</script>more</p><nav><a href='#'>m</a><i>n</i></nav>"

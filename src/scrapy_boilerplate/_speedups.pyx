@@ -354,6 +354,10 @@ cdef inline _Path _new_path(str tag, str raw, _Path parent, xmlNode* c_node,
     return p
 
 
+cdef enum:
+    _KIDS = 4
+
+
 @cython.no_gc  # holds no reference cycle (parent, strings): no GC tracking
 @cython.final
 cdef class _Path:
@@ -373,9 +377,12 @@ cdef class _Path:
     cdef public dict counts
     cdef str _xpath
     cdef str _dotted
-
-    # ``counts`` (children per tag, for their positions) is made when a first child is
-    # seen: most elements have none.
+    # children seen per tag, for their positions: the first _KIDS tags inline, keyed by the
+    # walk's one string object per name (the name table's); ``counts`` (a dict) takes over
+    # for more tags or for a name outside the table
+    cdef PyObject* kid_tag[_KIDS]
+    cdef Py_ssize_t kid_seen[_KIDS]
+    cdef int kids
 
     cdef list _uncached(self, bint xpath):
         """This node and its ancestors up to the closest one whose xpath (``xpath``), else
@@ -437,6 +444,27 @@ cdef class _Path:
                     prefix = f"{prefix}/{_xpath_step(n.tag, n.raw)}[{n.position}]"
                     n._xpath = prefix
         return self._xpath
+
+
+cdef Py_ssize_t _child_position(_Path p, str tag, bint named) except -1:
+    """The position (1-based, among ``p``'s children of tag ``tag`` so far) of a new child;
+    ``named``: ``tag`` is the name table's object for its name (compared by identity)."""
+    cdef int i
+    if p.counts is None:
+        if named:
+            for i in range(p.kids):
+                if p.kid_tag[i] == <PyObject*>tag:
+                    p.kid_seen[i] += 1
+                    return p.kid_seen[i]
+            if p.kids < _KIDS:
+                p.kid_tag[p.kids] = <PyObject*>tag  # (owned by the walk's name list)
+                p.kid_seen[p.kids] = 1
+                p.kids += 1
+                return 1
+        p.counts = {<object>p.kid_tag[i]: p.kid_seen[i] for i in range(p.kids)}
+    cdef Py_ssize_t position = p.counts.get(tag, 0) + 1
+    p.counts[tag] = position
+    return position
 
 
 cdef inline bint _is_walked(xmlNode* c) noexcept:
@@ -813,7 +841,6 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     memset(name_slots, 0, sizeof(name_slots))
     cdef _NameSlot* slot
     cdef list names = []
-    cdef dict counts
 
     # Pre-order over elements, comments and PIs, as iterwalk(root, events=("start", "end",
     # "comment", "pi")) reports them: "start" on entering an element (a removed one's
@@ -853,13 +880,10 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         slot.tag = <PyObject*>tag
                         slot.flags = flags
                 if path is None:
-                    counts = root_counts
+                    position = root_counts.get(tag, 0) + 1
+                    root_counts[tag] = position
                 else:
-                    counts = path.counts
-                    if counts is None:
-                        counts = path.counts = {}
-                position = counts.get(tag, 0) + 1
-                counts[tag] = position
+                    position = _child_position(path, tag, slot is not NULL)
                 if _ptr_set_has(removed_nodes, removed_mask, c):
                     if not record:
                         pass
