@@ -552,6 +552,45 @@ async def test_process_pool_warm_up_starts_every_worker():
 
 
 @deferred_f_from_coro_f
+async def test_thread_warm_up_extracts_a_page_with_the_spiders_method(monkeypatch):
+    """Thread mode: a small page is extracted in a worker with the configured method and
+    parameters before the crawl, so what the method builds on first use is ready."""
+    from scrapy_boilerplate import _execution
+    from scrapy_boilerplate import extract as real_extract
+
+    calls = []
+
+    def spy(html, extractor, **kwargs):
+        calls.append((html, extractor, kwargs))
+        return real_extract(html, extractor, **kwargs)
+
+    monkeypatch.setattr("scrapy_boilerplate.extract", spy)
+    runner = Runner("thread", workers=2, timeout=5.0)
+    try:
+        await runner.warm_up("justext", {"length_low": 50})
+    finally:
+        runner.close()
+    assert calls == [(_execution.WARM_PAGE, "justext", {"timeout": 5.0, "length_low": 50})]
+    assert real_extract(_execution.WARM_PAGE, "justext").main_text  # a page it reads
+
+
+@deferred_f_from_coro_f
+async def test_warm_up_failure_is_left_to_the_first_page(monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("model file is corrupt")
+
+    monkeypatch.setattr("scrapy_boilerplate.extract", broken)
+    runner = Runner("thread", workers=1)
+    try:
+        await runner.warm_up("cnr")  # no exception: the first page reports the problem
+        assert (await runner.run(len, "abc"))[0] == 3
+    finally:
+        runner.close()
+    inline = Runner("inline")
+    await inline.warm_up("cnr")  # inline: nothing runs ahead of the pages
+
+
+@deferred_f_from_coro_f
 async def test_a_pool_replaced_after_a_timeout_is_warmed_before_pages_reach_it():
     import time as _time
 

@@ -132,12 +132,12 @@ class CrawlerState:
             # in a busy crawl, 0.1 s every second or two, the longest reactor stalls
             # (benchmarks/crawl.py). Start-up objects live as long as the process.
             gc.freeze()
-        # Process mode: the crawl starts once every worker process is up (Scrapy awaits
-        # this handler), so their start-up does not compete with the first pages.
+        # The crawl starts once the workers are up and the method has read a small page
+        # (Scrapy awaits this handler): its start-up does not compete with the first pages.
         try:
-            await self.runner.warm_up(self.config.extractor)
+            await self.runner.warm_up(self.config.extractor, self.config.params)
         except Exception as exc:  # the first page will meet the same problem and report it
-            logger.warning("Could not start the extraction processes ahead: %s", exc)
+            logger.warning("Could not get the extraction workers ready ahead: %s", exc)
 
     def _closed(self, spider: Any = None) -> None:
         self.runner.close()
