@@ -338,7 +338,7 @@ cdef str _collapse(str text, bint strip):
     return out
 
 
-cdef inline _Path _new_path(str tag, str raw, _Path parent, xmlNode* c_node,
+cdef inline _Path _new_path(str tag, str raw, str step, _Path parent, xmlNode* c_node,
                             Py_ssize_t position, Py_ssize_t node, bint unwrapped,
                             Py_ssize_t ordinal, int flags):
     cdef _Path p = _Path.__new__(_Path)
@@ -346,6 +346,7 @@ cdef inline _Path _new_path(str tag, str raw, _Path parent, xmlNode* c_node,
     p.flags = flags
     p.tag = tag
     p.raw = raw
+    p.step = step
     p.parent = parent
     p.c_node = c_node
     p.position = position
@@ -367,6 +368,7 @@ cdef class _Path:
 
     cdef public str tag
     cdef public str raw  # the element's .tag (namespace, case)
+    cdef str step  # its xpath step (_xpath_step of tag and raw)
     cdef public _Path parent
     cdef xmlNode* c_node
     cdef public Py_ssize_t position
@@ -405,7 +407,7 @@ cdef class _Path:
                 if self.unwrapped:
                     self._dotted = parent._dotted
                 else:
-                    self._dotted = (parent._dotted + "." + self.tag) if parent._dotted else self.tag
+                    self._dotted = f"{parent._dotted}.{self.tag}" if parent._dotted else self.tag
                 return self._dotted
             chain = self._uncached(False)
             n = (<_Path>chain[0]).parent
@@ -417,7 +419,7 @@ cdef class _Path:
             else:
                 for n in chain:
                     if not n.unwrapped:
-                        prefix = (prefix + "." + n.tag) if prefix else n.tag
+                        prefix = f"{prefix}.{n.tag}" if prefix else n.tag
                     n._dotted = prefix
         return self._dotted
 
@@ -428,20 +430,18 @@ cdef class _Path:
         cdef list chain
         if self._xpath is None:
             if parent is not None and parent._xpath is not None:  # the common case
-                self._xpath = (
-                    f"{parent._xpath}/{_xpath_step(self.tag, self.raw)}[{self.position}]"
-                )
+                self._xpath = f"{parent._xpath}/{self.step}[{self.position}]"
                 return self._xpath
             chain = self._uncached(True)
             n = (<_Path>chain[0]).parent
             prefix = n._xpath if n is not None else ""
             if len(chain) > _CACHE_CHAIN:
                 self._xpath = prefix + "".join(
-                    [f"/{_xpath_step(m.tag, m.raw)}[{m.position}]" for m in chain]
+                    [f"/{(<_Path>m).step}[{(<_Path>m).position}]" for m in chain]
                 )
             else:
                 for n in chain:
-                    prefix = f"{prefix}/{_xpath_step(n.tag, n.raw)}[{n.position}]"
+                    prefix = f"{prefix}/{n.step}[{n.position}]"
                     n._xpath = prefix
         return self._xpath
 
@@ -565,6 +565,7 @@ cdef struct _NameSlot:
     const unsigned char* name  # libxml2's interned name (NULL: a free slot)
     PyObject* raw  # el.tag, owned by the walk's ``names`` list
     PyObject* tag  # its lower-case local name, owned likewise
+    PyObject* step  # its xpath step (_xpath_step), owned likewise
     int flags  # what the walk asks of the name (_tag_flags), answered once per name
 
 
@@ -864,6 +865,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 if slot is not NULL and slot.name is not NULL:
                     raw = <object>slot.raw
                     tag = <object>slot.tag
+                    step = <object>slot.step
                     flags = slot.flags
                 else:
                     raw = (el if el is not None else cetree.elementFactory(cdoc, c)).tag
@@ -872,12 +874,15 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         tag = tag[tag.find("}") + 1 :]
                     flags = _tag_flags(raw, tag, block_tags, menu_tags, skip_tags, unwrapped,
                                        record)
+                    step = _xpath_step(tag, raw)
                     if slot is not NULL:
                         names.append(raw)  # (owns what the slot borrows)
                         names.append(tag)
+                        names.append(step)
                         slot.name = c.name
                         slot.raw = <PyObject*>raw
                         slot.tag = <PyObject*>tag
+                        slot.step = <PyObject*>step
                         slot.flags = flags
                 if path is None:
                     position = root_counts.get(tag, 0) + 1
@@ -946,7 +951,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 if flags & _F_UNWRAPPED:
                     # The reference's Cleaner unwraps the tag: its text joins the text
                     # slot before it, whitespace included.
-                    path = _new_path(tag, raw, path, c, position, cur, True, ordinal, flags)
+                    path = _new_path(tag, raw, step, path, c, position, cur, True, ordinal, flags)
                     text = (pending_ws or "") + (text or "")
                     if _has_text(text):
                         pending_ws = None
@@ -958,7 +963,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         pending_ws = text or None
                 else:
                     pending_ws = None
-                    path = _new_path(tag, raw, path, c, position, cur, False, ordinal, flags)
+                    path = _new_path(tag, raw, step, path, c, position, cur, False, ordinal, flags)
                     if flags & _F_BLOCK or (br and flags & _F_BR):
                         if para.chunks:
                             if flags & _F_BR:
