@@ -44,6 +44,7 @@ from cpython.unicode cimport (
     Py_UNICODE_ISPRINTABLE,
     Py_UNICODE_ISSPACE,
 )
+from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.string cimport memset, strchr, strcmp, strlen
 
 from lxml.includes cimport tree
@@ -273,18 +274,38 @@ cdef struct _Collapsed:
     bint plain  # white space is single spaces only: the result is a slice of the text
 
 
-cdef _Collapsed _collapse_pass(str text, bint strip, int kind, void* data) noexcept:
+ctypedef fused _Char:  # a str's characters: 1, 2 or 4 bytes each (PEP 393)
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef _Collapsed _collapse_text(str text, bint strip, int kind, void* data) noexcept:
     """One pass of :func:`_collapse`'s rule over ``text``: measured, and written into
-    ``data`` (of width ``kind``) unless that is NULL."""
+    ``data`` (of width ``kind``) unless that is NULL; compiled once per width of ``text``
+    (most page text is one byte a character), with no width test per character."""
+    cdef int width = PyUnicode_KIND(text)
+    cdef void* chars = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text)
+    if width == 1:
+        return _collapse_pass(<const uint8_t*>chars, n, strip, kind, data)
+    if width == 2:
+        return _collapse_pass(<const uint16_t*>chars, n, strip, kind, data)
+    return _collapse_pass(<const uint32_t*>chars, n, strip, kind, data)
+
+
+cdef _Collapsed _collapse_pass(const _Char* chars, Py_ssize_t n, bint strip, int kind,
+                               void* data) noexcept:
     cdef _Collapsed r
     r.length = 0
     r.widest = 0
     r.first = r.last = -1
     r.plain = True
-    cdef Py_ssize_t i = 0
+    cdef Py_ssize_t i
     cdef Py_UCS4 ch, sep
     cdef bint in_run = False, line_break = False, space = False
-    for ch in text:
+    for i in range(n):
+        ch = chars[i]
         if Py_UNICODE_ISSPACE(ch):
             if ch == 10 or ch == 13:  # "\\n", "\\r"
                 line_break = True
@@ -308,7 +329,6 @@ cdef _Collapsed _collapse_pass(str text, bint strip, int kind, void* data) noexc
             if data is not NULL:
                 PyUnicode_WRITE(kind, data, r.length, ch)
             r.length += 1
-        i += 1
     if in_run and not strip:
         if data is not NULL:
             PyUnicode_WRITE(kind, data, r.length, 10 if line_break else 32)
@@ -326,7 +346,7 @@ cdef str _collapse(str text, bint strip):
     the two equal on generated strings. A first pass measures the result (its length and
     widest character), the second writes it straight into a string of that width.
     """
-    cdef _Collapsed r = _collapse_pass(text, strip, 0, NULL)
+    cdef _Collapsed r = _collapse_text(text, strip, 0, NULL)
     if r.plain:  # single spaces only: the text itself, or its stripped slice
         if not strip or (r.first == 0 and r.last == len(text) - 1):
             return text
@@ -334,7 +354,7 @@ cdef str _collapse(str text, bint strip):
             return ""
         return text[r.first : r.last + 1]
     cdef str out = PyUnicode_New(r.length, r.widest)
-    _collapse_pass(text, strip, PyUnicode_KIND(out), PyUnicode_DATA(out))
+    _collapse_text(text, strip, PyUnicode_KIND(out), PyUnicode_DATA(out))
     return out
 
 
