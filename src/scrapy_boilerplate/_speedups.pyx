@@ -231,12 +231,27 @@ cdef inline bint _has_text(object text):
     return False
 
 
+ctypedef fused _Char:  # a str's characters: 1, 2 or 4 bytes each (PEP 393)
+    uint8_t
+    uint16_t
+    uint32_t
+
+
 cdef Py_ssize_t _non_space(str text):
     """Characters of ``text`` that are not white space (``str.isspace``), as CNR counts."""
-    cdef Py_UCS4 ch
-    cdef Py_ssize_t k = 0
-    for ch in text:
-        if not Py_UNICODE_ISSPACE(ch):
+    cdef int width = PyUnicode_KIND(text)
+    cdef void* chars = PyUnicode_DATA(text)
+    if width == 1:
+        return _count_non_space(<const uint8_t*>chars, len(text))
+    if width == 2:
+        return _count_non_space(<const uint16_t*>chars, len(text))
+    return _count_non_space(<const uint32_t*>chars, len(text))
+
+
+cdef Py_ssize_t _count_non_space(const _Char* chars, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t i, k = 0
+    for i in range(n):
+        if not Py_UNICODE_ISSPACE(chars[i]):
             k += 1
     return k
 
@@ -272,12 +287,6 @@ cdef struct _Collapsed:
     Py_UCS4 widest  # its widest character but the separators (ASCII: no wider string)
     Py_ssize_t first, last  # the first and last characters that are not white space
     bint plain  # white space is single spaces only: the result is a slice of the text
-
-
-ctypedef fused _Char:  # a str's characters: 1, 2 or 4 bytes each (PEP 393)
-    uint8_t
-    uint16_t
-    uint32_t
 
 
 cdef _Collapsed _collapse_text(str text, bint strip, int kind, void* data) noexcept:
