@@ -3,7 +3,9 @@
 For each dataset and extractor: text P/R/F1 (word 4-grams), snippet P/R/F1/accuracy, block
 P/R/F1/accuracy where the gold allows them (see :mod:`.metrics`), median and mean ms per
 page and the number of pages that raised. Pages are run one at a time in a single process,
-every extractor on a page before the next page; each call is timed with
+every extractor on a page before the next page, in an order shuffled per page (seeded by
+the page's number: the same every run), so that no method always meets the caches or the
+freed memory that one particular other method leaves; each call is timed with
 :func:`time.perf_counter` from the decoded ``str`` to the text (decoding and scoring are not
 timed). Every extractor runs once on a tiny page and on the first page before timing
 starts (imports, models, caches). Writes ``results.md``, ``results.json`` and
@@ -16,6 +18,7 @@ import argparse
 import datetime
 import json
 import platform
+import random
 import sys
 import time
 from collections.abc import Iterable
@@ -166,7 +169,12 @@ def run_dataset(
     per: dict[str, list[PageResult]] = {ex.name: [] for ex in extractors}
     n = 0
     for n, page in enumerate(pages, 1):
-        for ex in extractors:
+        # the extractors in an order of their own on each page (seeded: the same every run):
+        # no method always runs first (with the coldest caches), or always right after the
+        # same other one, whose garbage and freed memory the next call inherits
+        order = list(extractors)
+        random.Random(n).shuffle(order)
+        for ex in order:
             per[ex.name].append(run_page(ex, page))
         if n % 50 == 0:
             _progress(f"  {name}: {n} pages")
