@@ -268,20 +268,6 @@ cdef str _normalize_stripped(str text):
     return _collapse(text, True)
 
 
-cdef Py_ssize_t _normalized_length(str text) noexcept:
-    """``len(_normalize(text))`` without making the string (a link's characters)."""
-    cdef Py_ssize_t k = 0
-    cdef bint in_run = False
-    cdef Py_UCS4 ch
-    for ch in text:
-        if Py_UNICODE_ISSPACE(ch):
-            in_run = True
-        else:
-            k += 1 + in_run
-            in_run = False
-    return k + in_run
-
-
 cdef struct _Collapsed:
     Py_ssize_t length  # of the result
     Py_UCS4 widest  # its widest character but the separators (ASCII: no wider string)
@@ -365,6 +351,12 @@ cdef str _collapse(str text, bint strip):
     cdef str out = PyUnicode_New(r.length, r.widest)
     _collapse_text(text, strip, PyUnicode_KIND(out), PyUnicode_DATA(out))
     return out
+
+
+cdef inline Py_ssize_t _normalized_length(str text) noexcept:
+    """``len(_collapse(text, False))`` without making the string (a link's characters):
+    the rule's measuring pass alone."""
+    return _collapse_text(text, False, 0, NULL).length
 
 
 cdef inline _Path _new_path(str tag, str raw, str step, _Path parent, xmlNode* c_node,
@@ -737,6 +729,17 @@ cdef class NodeElements:
 Sequence.register(NodeElements)
 
 
+cdef inline xmlNode* _preorder_next(xmlNode* c, xmlNode* top) noexcept:
+    """The node after ``c`` in document order within ``top``'s subtree (into an element's
+    children, never into another node's), NULL past its end: the order in which the walk
+    visits nodes and counts their ordinals."""
+    if c.type == tree.XML_ELEMENT_NODE and c.children is not NULL:
+        return c.children
+    while c is not top and c.next is NULL:
+        c = c.parent
+    return NULL if c is top else c.next
+
+
 cdef list _elements_at(root, list ordinals):
     """The elements (or comments, PIs) at these ordinals under ``root`` (see NodeElements),
     in one pre-order pass over libxml2's pointers; a proxy is made for those only."""
@@ -756,18 +759,7 @@ cdef list _elements_at(root, list ordinals):
                 if j < nw:
                     want = wanted[j]
             k += 1
-            if c.type == tree.XML_ELEMENT_NODE and c.children is not NULL:
-                c = c.children
-                continue
-        if c is top:
-            break
-        while c.next is NULL:
-            c = c.parent
-            if c is top or c is NULL:
-                c = NULL
-                break
-        if c is not NULL:
-            c = c.next
+        c = _preorder_next(c, top)
     if j < nw:
         raise LookupError("a recorded node is no longer in the tree (was it edited?)")
     return [found[o] for o in ordinals]
@@ -782,18 +774,10 @@ cdef inline void _append_ordinal(array.array ordinals, Py_ssize_t* count, Py_ssi
 cdef Py_ssize_t _walked_below(xmlNode* top) noexcept:
     """The nodes the walk visits (elements, comments, PIs) inside ``top``'s subtree."""
     cdef Py_ssize_t k = 0
-    cdef xmlNode* c = top.children
-    while c is not NULL and c is not top:
-        if _is_walked(c):
-            k += 1
-            if c.type == tree.XML_ELEMENT_NODE and c.children is not NULL:
-                c = c.children
-                continue
-        while c.next is NULL:
-            c = c.parent
-            if c is top:
-                return k
-        c = c.next
+    cdef xmlNode* c = _preorder_next(top, top)
+    while c is not NULL:
+        k += _is_walked(c)
+        c = _preorder_next(c, top)
     return k
 
 
@@ -881,13 +865,11 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
             # ---- "start" (an element), or "comment" / "pi"
             ordinal += 1  # (the walk's nodes counted in document order: NodeElements)
             if c.type == tree.XML_ELEMENT_NODE:
-                # no element proxy: CNR's nodes keep their elements' ordinals, a block's
+                # No element proxy: CNR's nodes keep their elements' ordinals, a block's
                 # element gets its proxy when the block closes, and removed elements are
-                # looked up by their node
-                el = None
-                # el.tag and its lower-case local name, cached by libxml2's name (one
-                # interned string per name within a document) for elements without a
-                # namespace, whose tag is that name
+                # looked up by their node. The element's .tag and lower-case local name are
+                # cached by libxml2's name (one interned string per name within a document)
+                # for elements without a namespace, whose tag is that name.
                 slot = NULL
                 if c.ns is NULL:
                     slot = _name_slot(name_slots, c.name)
@@ -897,7 +879,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     step = <object>slot.step
                     flags = slot.flags
                 else:
-                    raw = (el if el is not None else cetree.elementFactory(cdoc, c)).tag
+                    raw = cetree.elementFactory(cdoc, c).tag
                     tag = raw.lower()
                     if tag[0] == "{":  # XHTML parsed as XML: compare local names
                         tag = tag[tag.find("}") + 1 :]
@@ -1409,15 +1391,16 @@ def cnr_tree_arrays(nodes):
     cdef list parent = nodes.parent, ends = nodes.ends, skipped = nodes.skipped
     cdef list link_ids = nodes.link_ids
     elements = nodes.elements
-    cdef array.array ordinals = None
-    cdef long long* ords = NULL
-    if isinstance(elements, NodeElements):  # (the compiled walk's record)
-        ordinals = (<NodeElements>elements).ordinals
-        ords = ordinals.data.as_longlongs
     text_counts = nodes.text_counts
     link_counts = nodes.link_counts
-    if text_counts is None or link_counts is None or len(link_counts) != len(link_ids):
+    if (
+        not isinstance(elements, NodeElements)
+        or text_counts is None
+        or link_counts is None
+        or len(link_counts) != len(link_ids)
+    ):
         raise Unsupported("not a record of the compiled walk")
+    cdef long long* ords = (<NodeElements>elements).ordinals.data.as_longlongs
     np = _numpy()
     cdef Py_ssize_t n = len(parent), i, t = 0, j, e, p
     if len(ends) != n or len(elements) != n:
@@ -1454,10 +1437,7 @@ def cnr_tree_arrays(nodes):
                 p = parent[i]
                 # .text: right after its element, recorded with it (a comment's or PI's
                 # tail right after the parent element is a tail)
-                if ords is not NULL:
-                    kind[i] = _TEXT if p == i - 1 and ords[i] == ords[p] else _TAIL
-                else:
-                    kind[i] = _TEXT if p == i - 1 and elements[i] is elements[p] else _TAIL
+                kind[i] = _TEXT if p == i - 1 and ords[i] == ords[p] else _TAIL
                 if t >= ntexts:
                     raise Unsupported("more text nodes than counts")
                 chars[i] = texts[t]
