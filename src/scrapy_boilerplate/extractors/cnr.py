@@ -412,11 +412,7 @@ def _tree(nodes: CNRNodes) -> CNRTree:
     (``_speedups.cnr_tree_arrays``: the same values in one pass); :func:`_tree_arrays`
     is the reference and the fallback.
     """
-    compiled = _compiled.step("cnr_tree_arrays")
-    try:
-        arrays = compiled(nodes) if compiled is not None else _tree_arrays(nodes)
-    except _compiled.Unsupported:  # a record of the Python walk
-        arrays = _tree_arrays(nodes)
+    arrays = _compiled.call("cnr_tree_arrays", _tree_arrays, nodes)  # (Python's record: numpy)
     end, kind, chars, weight, text_length, cnr, links, link_chars = arrays
     return CNRTree(
         parent=nodes.parent,
