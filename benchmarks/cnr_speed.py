@@ -12,7 +12,7 @@ step's fastest of ``--repeat`` runs, each run on a fresh parse; the median over 
   ``parse`` calls), the floor;
 - ``lxml.html from str``: ``lxml.html.document_fromstring`` of the decoded page, lxml's
   parse as a user calls it, for comparison with the issue's "lxml parsing alone is about
-  1.6 ms/page" (this row took 1.4 to 1.6 ms in our runs on this project's machine; the
+  1.6 ms/page" (this row took 1.3 to 1.6 ms in our runs on this project's machine; the
   floor above is 15-25 % less);
 - ``parse``: :func:`scrapy_boilerplate.parse` (checks, decoding, the lxml parse);
 - ``cleaning``: ``Document.removed``;
