@@ -5,10 +5,12 @@ from __future__ import annotations
 import lxml.etree as etree
 import lxml.html
 import pytest
+from hypothesis import given
 from parsel import Selector
 
 from scrapy_boilerplate import Document, extract, parse
 from scrapy_boilerplate.document import CNode
+from test_properties import SETTINGS, pages
 
 ARTICLE = (
     "<html><head><title>Title</title></head><body>"
@@ -516,3 +518,49 @@ def test_empty_reason():
 
 def test_text_length_counts_visible_text_only():
     assert parse("<p>abc <b>de</b></p><script>xxxxxxxx</script>").text_length() == len("abcde")
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "hello",
+        "</p>x</p>x</p>x",
+        "x</html>y</body>z</head>w</p>v",
+        "<title>a</title>b</p>c</p>d",
+        "<table>x<tr>y<td>z</table>",
+        "<frameset>x</frameset>y",
+        "<select>a<option>b<optgroup>c",
+        "<dd>a<dt>b" * 3,
+        "<p/>" * 5,
+        "<html><head></head><body></body></html>",
+    ],
+)
+def test_elements_within_the_tag_bound(html: str) -> None:
+    # parse skips counting the elements when 2 x '<' + 8 is within max_nodes: libxml2
+    # makes one element per start tag and adds at most html, head and body.
+    from scrapy_boilerplate.document import _COUNT_ELEMENTS, _surely_within
+
+    root = parse(html, max_nodes=0).root
+    elements = int(_COUNT_ELEMENTS(root))
+    assert elements <= html.count("<") + 3  # half the margin that _surely_within takes
+    assert _surely_within(html.count("<"), 2 * html.count("<") + 8)
+    assert not _surely_within(html.count("<"), 2 * html.count("<") + 7)
+
+
+@given(pages)
+@SETTINGS
+def test_generated_pages_within_the_tag_bound(html: str) -> None:
+    from scrapy_boilerplate.document import _COUNT_ELEMENTS
+
+    assert int(_COUNT_ELEMENTS(parse(html, max_nodes=0).root)) <= html.count("<") + 3
+
+
+def test_element_limit_when_the_tags_do_not_settle_it() -> None:
+    from scrapy_boilerplate.errors import UnsupportedInput
+
+    html = "<html><body>" + "<p>x</p>" * 10 + "</body></html>"  # 12 elements, 24 '<'
+    assert len(parse(html, max_nodes=12).root.xpath("//p")) == 10
+    for html_in in (html, html.encode()):
+        with pytest.raises(UnsupportedInput) as info:
+            parse(html_in, max_nodes=11)
+        assert info.value.reason == "too-many-nodes"

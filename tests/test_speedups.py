@@ -588,3 +588,59 @@ def test_check_nodes_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_compiled, "ENABLED", False)
     with pytest.raises(document.UnsupportedInput, match="3 elements > max_nodes 2"):
         document._check_nodes(root, 2)
+
+
+_MARKUP = st.text(alphabet="<>=aZ1 '\"/é", max_size=300).map(lambda t: t.encode("utf-8"))
+
+
+@given(_MARKUP, st.integers(min_value=0, max_value=6))
+@settings(max_examples=300, deadline=None)
+def test_markup_scans_equal_their_python_twins(data: bytes, limit: int) -> None:
+    assert _speedups.markup_counts(data) == document._markup_counts(data)
+    assert _speedups.many_attributes(data, limit) == document._many_attributes(data, limit)
+
+
+def test_many_attributes_at_the_limit() -> None:
+    for n, expected in ((8192, False), (8193, True)):
+        data = ("<p " + " ".join(f"a{i}=1" for i in range(n)) + ">x</p>").encode()
+        assert _speedups.many_attributes(data, 8192) is expected
+        assert document._many_attributes(data, 8192) is expected
+    # '=' outside tags, or split by '>' or '<', are no attributes of one tag
+    assert not _speedups.many_attributes(b"<p>" + b"=" * 20 + b"</p>", 5)
+    assert not _speedups.many_attributes(b"<p a=1 b=2>=<q c=3 d=4>", 3)
+    assert not _speedups.many_attributes(b"< p a=1 b=2 c=3 d=4>", 3)  # no tag: space after <
+    assert _speedups.many_attributes(b"<p a=1 b=2 c=3 d=4>", 3)
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=500, deadline=None)
+def test_utf8_equals_str_encode(text: str) -> None:
+    # st.text() draws from every code point, lone surrogates included; runs of 16 ASCII
+    # characters take the vector path, so ASCII is mixed in at every offset
+    for t in (text, "a" * 17 + text, text + "b" * 33, text * 3):
+        try:
+            expected = t.encode("utf-8")
+        except UnicodeEncodeError:
+            with pytest.raises(_speedups.Unsupported):
+                _speedups.utf8(t)
+            # the Python path (parse's fallback) reads each surrogate as U+FFFD
+            fixed = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in t)
+            assert document._utf8(t) == fixed.encode("utf-8")
+        else:
+            assert _speedups.utf8(t) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["é" * 40 + "a" * 40, "a" * 40 + "中文" * 20, "x" * 31 + "\U0001f600" + "y" * 31,
+     "\xff" * 17, "\u07ff\u0800\uffff\U00010000\U0010ffff" * 5, "a\ud800" + "b" * 20],
+)  # fmt: skip
+def test_utf8_at_the_boundaries(text: str) -> None:
+    try:
+        expected = text.encode("utf-8")
+    except UnicodeEncodeError:
+        with pytest.raises(_speedups.Unsupported):
+            _speedups.utf8(text)
+        assert parse(f"<p>{text}</p>").root.findtext(".//p") == text.replace("\ud800", "\ufffd")
+    else:
+        assert _speedups.utf8(text) == expected

@@ -2,10 +2,10 @@
 
 ``step(name)`` gives the compiled twin of a Python function (``justext_segment``,
 ``find_removed``, ``blocks_from_segments``, ``cnr_tree_arrays``, ``cnr_label``,
-``count_elements``, ``element_xpath``), or None where the module is not built or
-:data:`ENABLED` is False: the caller then runs its Python function, which gives the same
-result. ``ENABLED = False`` turns every compiled step off at once (the tests and
-``benchmarks/cnr_speed.py`` compare the two).
+``count_elements``, ``element_xpath``, ``markup_counts``, ``many_attributes``, ``utf8``),
+or None where the module is not built or :data:`ENABLED` is False: the caller then runs its
+Python function, which gives the same result. ``ENABLED = False`` turns every compiled step
+off at once (the tests and ``benchmarks/cnr_speed.py`` compare the two).
 """
 
 from __future__ import annotations
