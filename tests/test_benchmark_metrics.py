@@ -199,3 +199,30 @@ def test_extended_bcubed_weights_count_like_repeated_units():
     )
     assert weighted.precision == pytest.approx(repeated.precision)
     assert weighted.recall == pytest.approx(repeated.recall) == 1.0
+
+
+def test_runner_times_lxml_parse_as_the_reference() -> None:
+    from scrapy_boilerplate.benchmark import report, runner
+    from scrapy_boilerplate.benchmark.datasets import Page
+    from scrapy_boilerplate.benchmark.peers import Extractor, Output
+
+    page = "<html><body><p>Some gold text of the page, long enough.</p></body></html>"
+    pages = [
+        Page("set", "a", page, gold_text="Some gold text of the page, long enough."),
+        Page("set", "b", "", gold_text="x"),  # lxml refuses an empty page: no reference
+        Page("set", "c", page, gold_text="Some gold text"),
+    ]
+    echo = Extractor("echo", lambda html: Output(html), ours=False, version=None)
+    count, per, reference = runner.run_dataset("set", pages, [echo])
+    assert count == 3 and per["echo"]["summary"]["pages"] == 3
+    assert reference["name"] == "lxml.html.document_fromstring"
+    assert reference["pages"] == 2 and reference["median_ms"] > 0
+    results = {
+        "meta": {"date": "d", "platform": "p", "python": "3", "limit": None, "versions": {}},
+        "datasets": {"set": {"split": None, "pages": 3, "reference": reference, "extractors": per}},
+        "skipped": {"datasets": [], "extractors": []},
+    }
+    text = report.markdown(results)
+    assert "median / lxml parse" in text and "`lxml.html.document_fromstring`" in text
+    ratio = per["echo"]["summary"]["median_ms"] / reference["median_ms"]
+    assert f"| {ratio:.2f} |" in text

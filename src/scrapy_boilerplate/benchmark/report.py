@@ -26,8 +26,11 @@ def _label(name: str, info: dict[str, Any]) -> str:
     return f"{name} (ours)" if info.get("ours") else name
 
 
-def dataset_table(extractors: dict[str, dict[str, Any]]) -> list[str]:
-    """One row per extractor with the scores this dataset's gold allows."""
+def dataset_table(
+    extractors: dict[str, dict[str, Any]], reference_ms: float | None = None
+) -> list[str]:
+    """One row per extractor with the scores this dataset's gold allows; with
+    ``reference_ms`` (lxml's parse alone, timed in the same run), each median ms over it."""
     summaries = {n: e["summary"] for n, e in extractors.items()}
     has = {k: any(k in s for s in summaries.values()) for k in ("text", "snippets", "blocks")}
     header = ["extractor"]
@@ -38,7 +41,9 @@ def dataset_table(extractors: dict[str, dict[str, Any]]) -> list[str]:
     if has["blocks"]:
         header += ["block P", "block R", "block F1", "block acc"]
     parse = any("parse_median_ms" in s for s in summaries.values())
-    header += ["median ms", "mean ms", *(["parse ms"] if parse else []), "pages", "errors", "empty"]
+    ratio = ["median / lxml parse"] if reference_ms else []
+    header += ["median ms", *ratio, "mean ms", *(["parse ms"] if parse else [])]
+    header += ["pages", "errors", "empty"]
     rows = []
     for name, info in extractors.items():
         s = info["summary"]
@@ -50,7 +55,11 @@ def dataset_table(extractors: dict[str, dict[str, Any]]) -> list[str]:
             if has[key]:
                 c = s.get(key, {})
                 row += [_num(c.get(k)) for k in ("precision", "recall", "f1", "accuracy")]
-        row += [_num(s["median_ms"], 1), _num(s["mean_ms"], 1)]
+        row.append(_num(s["median_ms"], 1))
+        if reference_ms:
+            median = s["median_ms"]
+            row.append(_num(median / reference_ms if median is not None else None, 2))
+        row.append(_num(s["mean_ms"], 1))
         if parse:
             row.append(_num(s.get("parse_median_ms"), 1))
         row += [str(s["pages"]), str(s["errors"]), str(s["empty"])]
@@ -100,7 +109,17 @@ def markdown(results: dict[str, Any]) -> str:
     ]
     for name, ds in results["datasets"].items():
         lines += ["", f"## {name}", "", f"Split `{ds['split']}`, {ds['pages']} pages.", ""]
-        lines += dataset_table(ds["extractors"])
+        ref = ds.get("reference") or {}
+        lines += dataset_table(ds["extractors"], ref.get("median_ms"))
+        if ref.get("median_ms"):
+            lines += [
+                "",
+                f"lxml's parse alone (`{ref['name']}` of the same str, timed among the "
+                f"extractors in their shuffled order, tree freed untimed): median "
+                f"{ref['median_ms']:.2f} ms, mean {ref['mean_ms']:.2f} ms over "
+                f"{ref['pages']} pages. `median / lxml parse` reads a method's speed "
+                "as a multiple of it, whatever the machine.",
+            ]
         lines += page_type_tables(ds["extractors"])
     skipped = [*results["skipped"]["datasets"], *results["skipped"]["extractors"]]
     if skipped:

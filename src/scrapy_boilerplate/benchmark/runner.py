@@ -7,8 +7,10 @@ every extractor on a page before the next page, in an order shuffled per page (s
 the page's number: the same every run), so that no method always meets the caches or the
 freed memory that one particular other method leaves; each call is timed with
 :func:`time.perf_counter` from the decoded ``str`` to the text (decoding and scoring are not
-timed). Every extractor runs once on a tiny page and on the first page before timing
-starts (imports, models, caches). Writes ``results.md``, ``results.json`` and
+timed). lxml's own parse of the page (:data:`REFERENCE`) is timed among them, in the
+same shuffled order, so that each median can be read as a multiple of lxml's parse on the
+same machine in the same run. Every extractor runs once on a tiny page and on the first
+page before timing starts (imports, models, caches). Writes ``results.md``, ``results.json`` and
 ``quality_speed.png`` into ``--out`` and prints the Markdown.
 """
 
@@ -19,6 +21,7 @@ import datetime
 import json
 import platform
 import random
+import statistics
 import sys
 import time
 from collections.abc import Iterable
@@ -162,31 +165,74 @@ def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+#: The reference timed with the extractors: lxml's own parse of the page, as a user calls it
+#: (the issue's "lxml parsing alone" of a page), so that a method's time can be read as a
+#: multiple of it, whatever the machine and its load.
+REFERENCE = "lxml.html.document_fromstring"
+
+
+def time_reference(html: str) -> float | None:
+    """Seconds that :data:`REFERENCE` takes on ``html`` (its tree freed untimed); None when
+    lxml refuses the page."""
+    from lxml import html as lxml_html
+
+    start = time.perf_counter()
+    try:
+        root = lxml_html.document_fromstring(html)
+    except Exception:  # (an empty or XML page): no reference time for it
+        return None
+    seconds = time.perf_counter() - start
+    del root
+    return seconds
+
+
+def reference_summary(seconds: list[float]) -> dict[str, Any]:
+    """Median and mean ms of the reference parse over a dataset's pages."""
+    return {
+        "name": REFERENCE,
+        "pages": len(seconds),
+        "median_ms": round(statistics.median(seconds) * 1000, 3) if seconds else None,
+        "mean_ms": round(statistics.fmean(seconds) * 1000, 3) if seconds else None,
+    }
+
+
 def run_dataset(
     name: str, pages: Iterable[Page], extractors: list[Extractor]
-) -> tuple[int, dict[str, Any]]:
-    """All extractors on all pages of one dataset (streamed); page count and results."""
+) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    """All extractors on all pages of one dataset (streamed): the page count, the results
+    per extractor and the reference parse's times (:func:`reference_summary`)."""
     per: dict[str, list[PageResult]] = {ex.name: [] for ex in extractors}
+    reference: list[float] = []
     n = 0
     for n, page in enumerate(pages, 1):
-        # the extractors in an order of their own on each page (seeded: the same every run):
-        # no method always runs first (with the coldest caches), or always right after the
-        # same other one, whose garbage and freed memory the next call inherits
-        order = list(extractors)
+        # the extractors and the reference parse (None) in an order of their own on each
+        # page (seeded: the same every run): no method always runs first (with the coldest
+        # caches), or always right after the same other one, whose garbage and freed memory
+        # the next call inherits
+        order: list[Extractor | None] = [*extractors, None]
         random.Random(n).shuffle(order)
         for ex in order:
-            per[ex.name].append(run_page(ex, page))
+            if ex is None:
+                seconds = time_reference(page.html)
+                if seconds is not None:
+                    reference.append(seconds)
+            else:
+                per[ex.name].append(run_page(ex, page))
         if n % 50 == 0:
             _progress(f"  {name}: {n} pages")
-    return n, {
-        ex.name: {
-            "ours": ex.ours,
-            "summary": summarise(per[ex.name]),
-            "by_page_type": by_page_type(per[ex.name]),
-            "pages": [r.to_dict() for r in per[ex.name]],
-        }
-        for ex in extractors
-    }
+    return (
+        n,
+        {
+            ex.name: {
+                "ours": ex.ours,
+                "summary": summarise(per[ex.name]),
+                "by_page_type": by_page_type(per[ex.name]),
+                "pages": [r.to_dict() for r in per[ex.name]],
+            }
+            for ex in extractors
+        },
+        reference_summary(reference),
+    )
 
 
 def _meta(limit: int | None, splits: dict[str, str], extractors: list[Extractor]) -> dict[str, Any]:
@@ -233,10 +279,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     for name in present:
         _progress(f"{name} (split {splits[name]}): {len(extractors)} extractors")
         pages = load(name, args.data, splits[name], args.limit)
-        count, per_extractor = run_dataset(name, pages, extractors)
+        count, per_extractor, reference = run_dataset(name, pages, extractors)
         results["datasets"][name] = {
             "split": splits[name],
             "pages": count,
+            "reference": reference,
             "extractors": per_extractor,
         }
     md_path, json_path = report.write(results, args.out)
