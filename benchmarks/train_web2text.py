@@ -131,6 +131,12 @@ def main(argv: list[str] | None = None) -> int:
         help="dropout, initialisation and weight decay: ours (default) or the authors' "
         "code's (authors: all three; authors-dropout, -init, -decay: one each)",
     )
+    parser.add_argument(
+        "--ensemble",
+        action="store_true",
+        help="keep every seed's networks and average their probabilities, instead of "
+        "keeping the seed with the lowest validation error",
+    )
     args = parser.parse_args(argv)
     sources = MODELS[args.model]
     out = args.out or MODEL_DIR / f"{args.model}.onnx"
@@ -154,11 +160,13 @@ def main(argv: list[str] | None = None) -> int:
         iterations=args.iterations,
         seed=args.seeds,
         recipe=args.recipe,
+        ensemble=args.ensemble,
         metadata={
             "model": args.model,
             "pages_by_source": counts,
             "command": f"python benchmarks/train_web2text.py --model {args.model}"
-            + ("" if args.recipe == DEFAULT_RECIPE else f" --recipe {args.recipe}"),
+            + ("" if args.recipe == DEFAULT_RECIPE else f" --recipe {args.recipe}")
+            + (" --ensemble" if args.ensemble else ""),
         },
     )
     print(json.dumps(result.metadata, indent=1))

@@ -158,3 +158,32 @@ def test_authors_recipe_drops_weights_in_training_only_and_exports(tmp_path: Pat
     assert report["recipe"] == "authors"
     html, _ = article("windmill", 99)
     assert extract(html, "web2text", model=str(out)).blocks  # the exported model loads
+
+
+def test_ensemble_exports_the_mean_of_every_seeds_probabilities(tmp_path: Path):
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from scrapy_boilerplate import parse
+    from scrapy_boilerplate.extractors.web2text import train as training
+    from scrapy_boilerplate.extractors.web2text.features import page_features
+    from scrapy_boilerplate.extractors.web2text.model import Web2TextModel
+
+    pages = [page_data(t, *article(t, n)) for n, t in enumerate(TOPICS)]
+    outs = {}
+    for name, seeds, ensemble in (("s0", 0, False), ("s1", 1, False), ("both", [0, 1], True)):
+        outs[name] = tmp_path / f"{name}.onnx"
+        training.train(
+            pages[:6], pages[6:], outs[name], iterations=20, eval_every=10, seed=seeds,
+            ensemble=ensemble,
+        )  # fmt: skip
+    report = json.loads(outs["both"].with_suffix(".json").read_text(encoding="utf-8"))
+    assert report["ensemble"] == 2
+    assert report["training"]["unary"]["ensemble_seeds"] == [0, 1]
+    html, _ = article("windmill", 99)
+    blocks, edges = page_features(parse(html))
+    (u0, p0), (u1, p1), (u, p) = (
+        Web2TextModel(outs[k]).potentials(blocks, edges) for k in ("s0", "s1", "both")
+    )
+    # each seed trains the same way alone or in the ensemble: the mean of the two models
+    np.testing.assert_allclose(u, (u0 + u1) / 2, atol=1e-5)
+    np.testing.assert_allclose(p, (p0 + p1) / 2, atol=1e-5)

@@ -22,6 +22,8 @@ The recipe is the paper's (sections 3.3, 3.4 and 4.2):
   early after that many iterations without improvement (default: run all 5,000);
 - several seeds (``train(seed=[0, 1, 2])``): each network keeps the seed whose best
   validation error is lowest;
+- or, with ``ensemble``, every seed's networks kept and their softmax outputs averaged
+  (measured on the validation pages, not used for the shipped models: ``MODEL_CARD.md``);
 - features standardised with the mean and standard deviation of the training blocks
   (non-binary columns only), folded into the exported graph.
 
@@ -370,22 +372,30 @@ def export_onnx(
     path: Path,
     metadata: dict[str, Any],
 ) -> None:
-    """Write both networks, standardisation and softmax included, to one ONNX file."""
+    """Write both networks, standardisation and softmax included, to one ONNX file.
+
+    ``unary`` and ``pairwise`` may each be a list of networks (an ensemble, see
+    :func:`train`): the file then gives the mean of their softmax outputs.
+    """
     torch = _torch()
+    unaries = list(unary) if isinstance(unary, (list, tuple)) else [unary]
+    pairwises = list(pairwise) if isinstance(pairwise, (list, tuple)) else [pairwise]
 
     class Both(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.unary = unary
-            self.pairwise = pairwise
+            self.unary = torch.nn.ModuleList(unaries)
+            self.pairwise = torch.nn.ModuleList(pairwises)
             for key in ("blocks_mean", "blocks_std", "edges_mean", "edges_std"):
                 value = torch.tensor(stats[key], dtype=torch.float32)[None, :, None]
                 self.register_buffer(key, value)
 
         def forward(self, blocks: Any, edges: Any) -> tuple[Any, Any]:
-            u = self.unary((blocks - self.blocks_mean) / self.blocks_std)
-            p = self.pairwise((edges - self.edges_mean) / self.edges_std)
-            return torch.softmax(u, dim=1), torch.softmax(p, dim=1)
+            b = (blocks - self.blocks_mean) / self.blocks_std
+            e = (edges - self.edges_mean) / self.edges_std
+            u = sum(torch.softmax(net(b), dim=1) for net in self.unary) / len(self.unary)
+            p = sum(torch.softmax(net(e), dim=1) for net in self.pairwise) / len(self.pairwise)
+            return u, p
 
     model = Both().eval()
     n_block = len(stats["blocks_mean"])
@@ -430,14 +440,16 @@ def train(
     patience: int | None = None,
     seed: int | Sequence[int] = 0,
     recipe: str | Recipe = DEFAULT_RECIPE,
+    ensemble: bool = False,
     metadata: dict[str, Any] | None = None,
 ) -> TrainResult:
     """Train both networks on ``train_pages`` (early stopping on ``valid_pages``), export.
 
     ``seed`` may list several seeds: each network is then trained once per seed and the
     run with the lowest validation error is kept (model selection on the validation pages
-    only; the report lists every run's error). ``recipe``: a name of :data:`RECIPES` or a
-    :class:`Recipe` (module docstring).
+    only; the report lists every run's error); with ``ensemble``, every seed's network is
+    kept and the model gives the mean of their probabilities. ``recipe``: a name of
+    :data:`RECIPES` or a :class:`Recipe` (module docstring).
     """
     from .features import BLOCK_BINARY, EDGE_BINARY, N_BLOCK, N_EDGE
 
@@ -485,6 +497,9 @@ def train(
             "seed": best_seed,
             "valid_error_by_seed": {str(r[1]): r[0][0] for r in runs},
         }
+        if ensemble:
+            chosen[name] = [r[2] for r in runs]
+            report[name]["ensemble_seeds"] = [r[1] for r in runs]
     unary, pairwise = chosen["unary"], chosen["pairwise"]
     meta = {
         "feature_version": FEATURE_VERSION,
@@ -493,6 +508,7 @@ def train(
         "train_blocks": int(sum(len(p.labels) for p in train_pages)),
         "content_share": round(float(np.mean(np.concatenate([p.labels for p in train_pages]))), 4),
         "recipe": recipe if isinstance(recipe, str) else asdict(recipe),
+        "ensemble": len(seeds) if ensemble else 1,
         "training": {
             k: {kk: vv for kk, vv in v.items() if kk != "history"} for k, v in report.items()
         },
