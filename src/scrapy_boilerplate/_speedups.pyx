@@ -2029,7 +2029,7 @@ cdef extern from "Python.h":
     char* _bytes_data "PyBytes_AS_STRING"(PyObject*)
     int _PyBytes_Resize(PyObject**, Py_ssize_t)
     bint PyUnicode_IS_ASCII(object)
-    
+
 
 cdef extern from *:
     """
@@ -2099,13 +2099,35 @@ cdef extern from *:
     #if defined(__SSE2__)
     #include <emmintrin.h>
     #endif
+    /* The UTF-8 of one code point at o; the byte after it, or NULL at a surrogate (which
+       str.encode refuses). */
+    static inline unsigned char *sb_put_utf8(unsigned char *o, uint32_t c) {
+        if (c < 0x80) {
+            *o++ = (unsigned char)c;
+        } else if (c < 0x800) {
+            *o++ = 0xC0 | (c >> 6); *o++ = 0x80 | (c & 0x3F);
+        } else if (c < 0x10000) {
+            if (c >= 0xD800 && c <= 0xDFFF) return NULL;
+            *o++ = 0xE0 | (c >> 12); *o++ = 0x80 | ((c >> 6) & 0x3F); *o++ = 0x80 | (c & 0x3F);
+        } else {
+            *o++ = 0xF0 | (c >> 18); *o++ = 0x80 | ((c >> 12) & 0x3F);
+            *o++ = 0x80 | ((c >> 6) & 0x3F); *o++ = 0x80 | (c & 0x3F);
+        }
+        return o;
+    }
     /* The UTF-8 of a str's n code units (1, 2 or 4 bytes each: PEP 393's kinds) into out,
-       which holds 2n, 3n or 4n bytes; returns the bytes written, or -1 at a surrogate
-       (where str.encode raises). Where SSE2 is at hand (every x86-64), 16 ASCII characters
-       at a time are checked and narrowed by vector instructions; after a run that is not
-       all ASCII, 16 characters go one by one. */
+       which holds 2n, 3n or 4n bytes; returns the bytes written, or -1 at a surrogate.
+       Where SSE2 is at hand (every x86-64), 16 ASCII characters at a time are checked and
+       narrowed by vector instructions; after a run that is not all ASCII, 16 characters
+       go one by one through sb_put_utf8. */
+    #define SB_UTF8_TAIL(s, i, n, o)                                        \
+        do {                                                                \
+            Py_ssize_t stop_ = (i) + 16 < (n) ? (i) + 16 : (n);             \
+            for (; (i) < stop_; (i)++)                                      \
+                if (((o) = sb_put_utf8((o), (s)[i])) == NULL) return -1;    \
+        } while (0)
     static Py_ssize_t sb_utf8_ucs1(const uint8_t *s, Py_ssize_t n, unsigned char *out) {
-        unsigned char *o = out; Py_ssize_t i = 0, stop;
+        unsigned char *o = out; Py_ssize_t i = 0;
         while (i < n) {
     #if defined(__SSE2__)
             while (i + 16 <= n) {
@@ -2115,17 +2137,12 @@ cdef extern from *:
                 i += 16; o += 16;
             }
     #endif
-            stop = i + 16 < n ? i + 16 : n;
-            for (; i < stop; i++) {
-                uint8_t c = s[i];
-                if (c < 0x80) *o++ = c;
-                else { *o++ = 0xC0 | (c >> 6); *o++ = 0x80 | (c & 0x3F); }
-            }
+            SB_UTF8_TAIL(s, i, n, o);
         }
         return o - out;
     }
     static Py_ssize_t sb_utf8_ucs2(const uint16_t *s, Py_ssize_t n, unsigned char *out) {
-        unsigned char *o = out; Py_ssize_t i = 0, stop;
+        unsigned char *o = out; Py_ssize_t i = 0;
         while (i < n) {
     #if defined(__SSE2__)
             const __m128i high = _mm_set1_epi16((short)0xFF80);
@@ -2138,19 +2155,12 @@ cdef extern from *:
                 i += 16; o += 16;
             }
     #endif
-            stop = i + 16 < n ? i + 16 : n;
-            for (; i < stop; i++) {
-                uint16_t c = s[i];
-                if (c < 0x80) *o++ = (unsigned char)c;
-                else if (c < 0x800) { *o++ = 0xC0 | (c >> 6); *o++ = 0x80 | (c & 0x3F); }
-                else if (c >= 0xD800 && c <= 0xDFFF) return -1;
-                else { *o++ = 0xE0 | (c >> 12); *o++ = 0x80 | ((c >> 6) & 0x3F); *o++ = 0x80 | (c & 0x3F); }
-            }
+            SB_UTF8_TAIL(s, i, n, o);
         }
         return o - out;
     }
     static Py_ssize_t sb_utf8_ucs4(const uint32_t *s, Py_ssize_t n, unsigned char *out) {
-        unsigned char *o = out; Py_ssize_t i = 0, stop;
+        unsigned char *o = out; Py_ssize_t i = 0;
         while (i < n) {
     #if defined(__SSE2__)
             const __m128i high = _mm_set1_epi32((int)0xFFFFFF80u);
@@ -2165,19 +2175,7 @@ cdef extern from *:
                 i += 16; o += 16;
             }
     #endif
-            stop = i + 16 < n ? i + 16 : n;
-            for (; i < stop; i++) {
-                uint32_t c = s[i];
-                if (c < 0x80) *o++ = (unsigned char)c;
-                else if (c < 0x800) { *o++ = 0xC0 | (c >> 6); *o++ = 0x80 | (c & 0x3F); }
-                else if (c < 0x10000) {
-                    if (c >= 0xD800 && c <= 0xDFFF) return -1;
-                    *o++ = 0xE0 | (c >> 12); *o++ = 0x80 | ((c >> 6) & 0x3F); *o++ = 0x80 | (c & 0x3F);
-                } else {
-                    *o++ = 0xF0 | (c >> 18); *o++ = 0x80 | ((c >> 12) & 0x3F);
-                    *o++ = 0x80 | ((c >> 6) & 0x3F); *o++ = 0x80 | (c & 0x3F);
-                }
-            }
+            SB_UTF8_TAIL(s, i, n, o);
         }
         return o - out;
     }
