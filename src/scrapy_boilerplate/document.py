@@ -427,10 +427,17 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_ATTRIBUTES = 8192
 #: Possessive (Python 3.11+): a failed try at one ``<`` gives nothing back, 4 times faster.
 _POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
-_MANY_ATTRIBUTES_PATTERN = (
-    f"<[A-Za-z][^<>=]*{_POSSESSIVE}(?:=[^<>=]*{_POSSESSIVE}){{{MAX_ATTRIBUTES + 1}}}"
-)
-_MANY_ATTRIBUTES = re.compile(_MANY_ATTRIBUTES_PATTERN.encode())
+
+
+def _attributes_pattern(limit: int) -> re.Pattern[bytes]:
+    """A tag (``<`` and an ASCII letter) with more than ``limit`` ``=`` before its next
+    ``<`` or ``>``."""
+    return re.compile(
+        f"<[A-Za-z][^<>=]*{_POSSESSIVE}(?:=[^<>=]*{_POSSESSIVE}){{{limit + 1}}}".encode()
+    )
+
+
+_MANY_ATTRIBUTES = _attributes_pattern(MAX_ATTRIBUTES)
 
 
 def _markup_counts(data: bytes) -> tuple[int, int]:
@@ -443,10 +450,8 @@ def _markup_counts(data: bytes) -> tuple[int, int]:
 def _many_attributes(data: bytes, limit: int) -> bool:
     """Whether a tag of ``data`` holds more than ``limit`` attributes (``=`` between its
     ``<`` and its next ``<`` or ``>``); compiled twin: ``_speedups.many_attributes``."""
-    if limit == MAX_ATTRIBUTES:
-        return _MANY_ATTRIBUTES.search(data) is not None
-    pattern = f"<[A-Za-z][^<>=]*{_POSSESSIVE}(?:=[^<>=]*{_POSSESSIVE}){{{limit + 1}}}"
-    return re.search(pattern.encode(), data) is not None
+    pattern = _MANY_ATTRIBUTES if limit == MAX_ATTRIBUTES else _attributes_pattern(limit)
+    return pattern.search(data) is not None
 
 
 def _check_markup(data: bytes, max_nodes: int) -> int:
