@@ -28,9 +28,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from lxml import html as lxml_html
+
 from . import chart, report
 from .datasets import ALL, DATASETS, Page, load, missing_message
-from .evaluate import PageResult, by_page_type, score_page, summarise
+from .evaluate import PageResult, _stat, by_page_type, score_page, summarise
 from .peers import Extractor, resolve
 
 DESCRIPTION = (
@@ -174,8 +176,6 @@ REFERENCE = "lxml.html.document_fromstring"
 def time_reference(html: str) -> float | None:
     """Seconds that :data:`REFERENCE` takes on ``html`` (its tree freed untimed); None when
     lxml refuses the page."""
-    from lxml import html as lxml_html
-
     start = time.perf_counter()
     try:
         root = lxml_html.document_fromstring(html)
@@ -191,8 +191,8 @@ def reference_summary(seconds: list[float]) -> dict[str, Any]:
     return {
         "name": REFERENCE,
         "pages": len(seconds),
-        "median_ms": round(statistics.median(seconds) * 1000, 3) if seconds else None,
-        "mean_ms": round(statistics.fmean(seconds) * 1000, 3) if seconds else None,
+        "median_ms": _stat(seconds, statistics.median),
+        "mean_ms": _stat(seconds, statistics.fmean),
     }
 
 
