@@ -393,9 +393,14 @@ def export_onnx(
         def forward(self, blocks: Any, edges: Any) -> tuple[Any, Any]:
             b = (blocks - self.blocks_mean) / self.blocks_std
             e = (edges - self.edges_mean) / self.edges_std
-            u = sum(torch.softmax(net(b), dim=1) for net in self.unary) / len(self.unary)
-            p = sum(torch.softmax(net(e), dim=1) for net in self.pairwise) / len(self.pairwise)
-            return u, p
+            return _mean_softmax(self.unary, b), _mean_softmax(self.pairwise, e)
+
+    def _mean_softmax(nets: Any, x: Any) -> Any:
+        """The networks' softmax outputs on ``x``, averaged (one network: its own, with no
+        extra operations in the graph)."""
+        if len(nets) == 1:
+            return torch.softmax(nets[0](x), dim=1)
+        return torch.stack([torch.softmax(net(x), dim=1) for net in nets]).mean(0)
 
     model = Both().eval()
     n_block = len(stats["blocks_mean"])
