@@ -10,6 +10,7 @@ with CNR's nodes recorded. Where the module is not built, these tests skip, unle
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -244,6 +245,36 @@ def test_element_xpath_equals_python() -> None:
         _speedups.element_xpath(etree.Comment("c"))
 
 
+def test_tree_xpaths_from_the_record() -> None:
+    """CNR names element nodes by the walk's recorded steps: both walks give the same
+    xpath; on HTML it is the one read from the tree (``_element_xpath``) and selects the
+    element; a walk below the document's root reads the tree, as before."""
+    checked = 0
+    for root in _xpath_trees():
+        doc = parse(root)
+        python, compiled = _both_records(doc)
+        trees = (cnr._tree(python), cnr._tree(compiled))
+        html = not root.tag.startswith("{")
+        for i, el in enumerate(python.elements):
+            if int(trees[0].kind[i]) not in (cnr.ELEMENT, cnr.NON_CONTENT):
+                continue
+            xpath = trees[0].xpath(i)
+            assert trees[1].xpath(i) == xpath
+            if html:
+                assert xpath == cnr._element_xpath(el)
+                if xpath.isprintable():  # (lxml takes no control character)
+                    assert root.getroottree().xpath(xpath) == [el], xpath
+            checked += 1
+    assert checked > 300
+    doc = parse("<body><div><p>a</p><p>b</p></div></body>")
+    div = doc.root.find(".//div")
+    nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
+    _speedups.justext_segment(div, doc.removed, nodes=nodes)
+    tree = cnr._tree(nodes)
+    assert tree.xpath(0) == "/html[1]/body[1]/div[1]"
+    assert tree.xpath(len(tree) - 2) == "/html[1]/body[1]/div[1]/p[2]"
+
+
 def test_deep_tree_needs_no_recursion() -> None:
     depth = 5000
     html = "<body>" + "<div>" * depth + "deep text" + "</div>" * depth + "</body>"
@@ -418,9 +449,43 @@ def test_text_blocks_are_complete_when_filled_directly() -> None:
     assert _speedups.text_blocks_filled_directly()
     doc = parse("<body><p>one <a href='#'>link</a></p><div>two</div></body>")
     for block in _speedups.justext_segment(doc.root, doc.removed):
-        fields = {f: getattr(block, f) for f in document.TextBlock.__slots__}
+        fields = {f.name: getattr(block, f.name) for f in dataclasses.fields(block) if f.init}
         assert block == document.TextBlock(**fields)
         assert block.extra == {} and block.extra is not doc.justext_blocks()[0].extra
+
+
+def test_block_element_and_extra_are_made_when_read() -> None:
+    """The compiled walk leaves each block's element and extra empty until read: then they
+    are the Python walk's element (the same proxy) and a dict of the block's own; set,
+    they hold what is set; after an edit of the tree, a place that is gone says so."""
+    html = (
+        "<body><div hidden><p>h<b>x</b></p><!--c--></div><p>one <a href='#'>l</a></p>"
+        "<div>two<p>three</p>tail</div><script>s()</script>four</body>"
+    )
+    doc = parse(html)
+    python = _justext_segment(doc.root, doc.removed)
+    compiled = _speedups.justext_segment(doc.root, doc.removed)
+    slots = document._TEXT_BLOCK_SLOTS
+    for block in compiled:
+        for name in ("element", "extra"):
+            with pytest.raises(AttributeError):
+                slots[name].__get__(block)  # empty until read
+    assert [b.element for b in compiled] == [b.element for b in python]
+    assert all(b._elements is None for b in compiled)  # found once, then held
+    assert compiled == python
+    first, second = compiled[0], compiled[1]
+    first.extra["k"] = 1
+    assert first.extra == {"k": 1} and second.extra == {}
+    second.element = doc.root
+    assert second.element is doc.root
+    del second.element
+    with pytest.raises(AttributeError):
+        _ = second.element
+    moved = _speedups.justext_segment(doc.root, doc.removed)
+    for el in list(doc.root.iter("p", "div")):
+        el.getparent().remove(el)
+    with pytest.raises(LookupError):
+        _ = moved[0].element
 
 
 def test_result_blocks_equal_python() -> None:

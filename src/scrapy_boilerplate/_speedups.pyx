@@ -87,7 +87,7 @@ cdef _bind():
     from ._deadline import check
 
     _TextBlock = document.TextBlock
-    _bind_text_block(_TextBlock)
+    _bind_text_block(_TextBlock, document._TEXT_BLOCK_SLOTS)
     _plain_steps = document._PLAIN_STEPS
     _simple_name = document._SIMPLE_NAME.match
     _check = check
@@ -130,16 +130,17 @@ cdef extern from "Python.h":
 #: TextBlock's fields in order; the walk fills them through their slots' offsets
 _TEXT_BLOCK_FIELDS = (
     "text", "element", "tag", "xpath", "tag_path", "link_chars", "index", "start",
-    "tags_count", "extra", "source_start", "source_end",
+    "tags_count", "extra", "source_start", "source_end", "_elements", "_at",
 )  # fmt: skip
-cdef Py_ssize_t _tb_offsets[12]
+cdef Py_ssize_t _tb_offsets[14]
 cdef bint _tb_fast = False
 cdef tuple _no_args = ()
 
 
-cdef _bind_text_block(cls):
-    """Find TextBlock's slot offsets (a slots dataclass): where its fields are exactly
-    :data:`_TEXT_BLOCK_FIELDS`, each a plain slot, blocks are made without ``setattr``."""
+cdef _bind_text_block(cls, dict slots):
+    """Find TextBlock's slot offsets (a slots dataclass; ``slots``: its slot descriptors by
+    name): where its fields are exactly :data:`_TEXT_BLOCK_FIELDS`, each a plain slot of
+    ``cls``, blocks are made without ``setattr``."""
     global _tb_fast
     import dataclasses
     import types
@@ -148,8 +149,8 @@ cdef _bind_text_block(cls):
     if tuple(f.name for f in dataclasses.fields(cls)) != _TEXT_BLOCK_FIELDS:
         return
     for i, name in enumerate(_TEXT_BLOCK_FIELDS):
-        descriptor = cls.__dict__.get(name)
-        if type(descriptor) is not types.MemberDescriptorType:
+        descriptor = slots.get(name)
+        if type(descriptor) is not types.MemberDescriptorType or descriptor.__objclass__ is not cls:
             return
         _tb_offsets[i] = (<PyMemberDescrObject*>descriptor).d_member.offset
     _tb_fast = True
@@ -161,9 +162,14 @@ cdef inline void _put(PyObject* obj, Py_ssize_t i, object value) noexcept:
 
 
 cdef _text_block(str text, element, str tag, str xpath, str tag_path, Py_ssize_t link_chars,
-                 Py_ssize_t index, Py_ssize_t start, Py_ssize_t tags_count):
+                 Py_ssize_t index, Py_ssize_t start, Py_ssize_t tags_count,
+                 _BlockElements elements=None):
     """A ``document.TextBlock`` with every field set as its ``__init__`` sets them, without
-    the Python-level call: the fresh object's empty slots are filled directly."""
+    the Python-level call: the fresh object's empty slots are filled directly.
+
+    With ``elements`` (``element`` None), the block's element is the one ``elements`` holds
+    at ``index``, found when first read; ``extra`` is left to be made when first read (see
+    ``document.TextBlock``)."""
     cdef PyObject* obj
     if _tb_fast:
         obj = (<PyTypeObject*>_TextBlock).tp_new(
@@ -173,33 +179,48 @@ cdef _text_block(str text, element, str tag, str xpath, str tag_path, Py_ssize_t
             raise MemoryError()
         b = <object>obj
         Py_DECREF(b)  # <object> took a reference of its own
+        position = index  # (one int object for ``index`` and ``_at``)
         _put(obj, 0, text)
-        _put(obj, 1, element)
+        if elements is None:
+            _put(obj, 1, element)
+            _put(obj, 12, None)
+        else:
+            _put(obj, 12, elements)
         _put(obj, 2, tag)
         _put(obj, 3, xpath)
         _put(obj, 4, tag_path)
         _put(obj, 5, link_chars)
-        _put(obj, 6, index)
+        _put(obj, 6, position)
         _put(obj, 7, start)
         _put(obj, 8, tags_count)
-        _put(obj, 9, {})
         _put(obj, 10, 0)
         _put(obj, 11, 0)
+        _put(obj, 13, position)
         return b
-    b = _TextBlock.__new__(_TextBlock)
-    b.text = text
-    b.element = element
-    b.tag = tag
-    b.xpath = xpath
-    b.tag_path = tag_path
-    b.link_chars = link_chars
-    b.index = index
-    b.start = start
-    b.tags_count = tags_count
-    b.extra = {}
-    b.source_start = 0
-    b.source_end = 0
-    return b
+    if elements is not None:
+        element = elements.element(index)
+    return _TextBlock(text, element, tag, xpath, tag_path, link_chars, index, start, tags_count)
+
+
+@cython.final
+cdef class _BlockElements:
+    """The elements of a walk's blocks, by block index: their places in the tree (as
+    :class:`NodeElements` keeps its nodes'), all found in one pass when one is first read."""
+
+    cdef object root  # (keeps the document alive)
+    cdef array.array ordinals
+    cdef list found
+
+    def __cinit__(self, root):
+        self.root = root
+        self.ordinals = array.array("q")
+        self.found = None
+
+    def element(self, Py_ssize_t i):
+        """The element of block ``i``."""
+        if self.found is None:
+            self.found = _elements_at(self.root, self.ordinals.tolist())
+        return self.found[i]
 
 
 cdef bint _blank_run(xmlNode* c) noexcept:
@@ -544,6 +565,8 @@ cdef class _Walk:
     cdef Py_ssize_t offset
     cdef bint record
     cdef list block_nodes
+    cdef _BlockElements elements  # where each block's element is (None: proxies now)
+    cdef Py_ssize_t element_count
 
     cdef close(self, _Para p):
         if not p.chunks:
@@ -555,10 +578,13 @@ cdef class _Walk:
         if not n & 255:
             _check()  # the page's deadline, every 256 blocks
         cdef _Path node = p.path
+        if self.elements is not None:  # the element's place (the root's is 0)
+            _append_ordinal(self.elements.ordinals, &self.element_count,
+                            0 if node is None else node.ordinal)
         if node is None:
             self.blocks.append(
                 _text_block(text, self.root, "", "/", "", p.link_chars, n, self.offset,
-                            p.tags_count)
+                            p.tags_count, self.elements)
             )
             if self.record:
                 self.block_nodes.append(0)
@@ -566,7 +592,8 @@ cdef class _Walk:
             self.blocks.append(
                 _text_block(
                     text,
-                    cetree.elementFactory(self.cdoc, node.c_node),
+                    None if self.elements is not None
+                    else cetree.elementFactory(self.cdoc, node.c_node),
                     node.tag,
                     node.xpath(),
                     node.dotted(),
@@ -574,6 +601,7 @@ cdef class _Walk:
                     n,
                     self.offset,
                     p.tags_count,
+                    self.elements,
                 )
             )
             if self.record:
@@ -681,7 +709,7 @@ cdef class NodeElements:
     gives what now stands at that place, or raises ``LookupError`` when nothing does.
     """
 
-    cdef object root  # (keeps the document alive)
+    cdef readonly object root  # the walk's root (keeps the document alive)
     cdef readonly array.array ordinals
     cdef list _all
     cdef dict _found
@@ -814,6 +842,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     w.root = root
     w.cdoc = cdoc
     w.offset = 0
+    w.elements = _BlockElements(root) if _tb_fast else None
+    w.element_count = 0
     block_tags = _block_tags
     cdef _Path path = None
     cdef _Para para = _Para(None)
@@ -824,6 +854,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
     cdef bint record = nodes is not None
     w.record = record
     cdef list n_menu, n_parent, n_ends, n_texts, n_skipped, link_ids, link_texts
+    cdef list n_steps, n_positions
     # each node's element by its ordinal (NodeElements), not by a proxy per node
     cdef array.array n_ordinals = array.array("q")
     cdef Py_ssize_t n_count = 0  # nodes recorded
@@ -842,6 +873,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
         n_skipped = nodes.skipped
         link_ids = nodes.link_ids
         link_texts = nodes.link_texts
+        n_steps = nodes.steps
+        n_positions = nodes.positions
         w.block_nodes = nodes.block_nodes
         text_counts = nodes.text_counts = []
         link_counts = nodes.link_counts = []
@@ -916,6 +949,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         cur = n_count
                         _append_ordinal(n_ordinals, &n_count, ordinal)
                         n_ends.append(0)
+                        n_steps.append(step)
+                        n_positions.append(position)
                         if flags & _F_MENU:
                             n_menu.append(cur)
                     is_end = True  # skip_subtree(): its "end" comes next
@@ -946,6 +981,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                     cur = n_count
                     _append_ordinal(n_ordinals, &n_count, ordinal)
                     n_ends.append(0)
+                    n_steps.append(step)
+                    n_positions.append(position)
                     if flags & _F_MENU:
                         n_menu.append(cur)
                     if flags & _F_SKIP:
@@ -962,6 +999,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                         n_ends.append(-cur - 2)
                         n_texts.append(text)
                         text_counts.append(_non_space(text))
+                        n_steps.append(None)
+                        n_positions.append(0)
                 if flags & _F_UNWRAPPED:
                     # The reference's Cleaner unwraps the tag: its text joins the text
                     # slot before it, whitespace included.
@@ -1027,6 +1066,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 n_ends.append(-len(n_parent))
                 n_texts.append(tail)
                 text_counts.append(_non_space(tail))
+                n_steps.append(None)
+                n_positions.append(0)
         else:
             # ---- "end" of the element c: its tail (read where it is not white space, or
             # inside a recorded link, or in jusText 3.0.2's cleaning)
@@ -1034,8 +1075,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                 c_ordinal = path.ordinal
             else:  # a removed element: its "end" came right after its "start"
                 c_ordinal = ordinal
-                if record:  # (the nodes of its subtree, skipped, keep their ordinals)
-                    ordinal += _walked_below(c)
+                ordinal += _walked_below(c)  # (its subtree's nodes keep their ordinals)
             if _blank_run(c.next) and not (
                 has_unwrapped or (record and hidden <= 1 and in_link > 1)
             ):
@@ -1066,6 +1106,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
                             n_ends.append(-len(n_parent))
                             n_texts.append(tail)
                             text_counts.append(_non_space(tail))
+                            n_steps.append(None)
+                            n_positions.append(0)
             if path is not None and path.c_node == c:
                 flags = path.flags
                 unwrapped_end = path.unwrapped

@@ -196,6 +196,13 @@ class TextBlock:
     block's offset in the blocks' texts joined by one character; for DOM leaves,
     ``source_start`` / ``source_end`` are where its raw text node lies in the page
     as serialised again (see :func:`_leaf_segment`; Web2Text's positions).
+
+    The compiled segmentation leaves ``element`` and ``extra`` to be made when first
+    read: most methods read neither, and a proxy and a dict per block were a tenth of
+    the walk. ``element`` is then found by the element's place in the tree, recorded by
+    the walk (all of a page's blocks' elements in one pass, see
+    ``_speedups.NodeElements``): read it before editing the tree, or it names what
+    stands at that place now. Both read and compare as plain fields.
     """
 
     text: str
@@ -210,6 +217,9 @@ class TextBlock:
     extra: dict[str, Any] = field(default_factory=dict)
     source_start: int = 0
     source_end: int = 0
+    # the compiled walk's blocks: where ``element`` is found until it is read
+    _elements: Any = field(default=None, init=False, repr=False, compare=False)
+    _at: int = field(default=0, init=False, repr=False, compare=False)
 
     @property
     def link_density(self) -> float:
@@ -222,6 +232,42 @@ class TextBlock:
     def is_heading(self) -> bool:
         """True when the block lies inside an ``<h1>``..``<h6>`` (jusText's test on its path)."""
         return _HEADING_IN_PATH.search(self.tag_path) is not None
+
+
+#: TextBlock's slots by field name, as the dataclass made them (``element`` and ``extra``
+#: are read through the properties below; the compiled walk fills the slots directly)
+_TEXT_BLOCK_SLOTS = {name: TextBlock.__dict__[name] for name in TextBlock.__slots__}
+
+
+def _lazy_field(name: str, make: Any) -> property:
+    """A property over TextBlock's slot ``name`` that fills an empty slot with
+    ``make(block)`` on first read."""
+    slot = _TEXT_BLOCK_SLOTS[name]
+    get, put, drop = slot.__get__, slot.__set__, slot.__delete__
+
+    def read(self: TextBlock) -> Any:
+        try:
+            return get(self)
+        except AttributeError:
+            value = make(self)
+            put(self, value)
+            return value
+
+    doc = f"The block's ``{name}`` (a plain field, made on first read where left empty)."
+    return property(read, put, drop, doc)
+
+
+def _walked_element(block: TextBlock) -> Any:
+    elements = block._elements
+    if elements is None:  # (deleted, or never set: as a plain slot would)
+        raise AttributeError("'TextBlock' object has no attribute 'element'")
+    element = elements.element(block._at)
+    block._elements = None
+    return element
+
+
+TextBlock.element = _lazy_field("element", _walked_element)  # type: ignore[method-assign]
+TextBlock.extra = _lazy_field("extra", lambda block: {})  # type: ignore[method-assign]
 
 
 class Document:
@@ -856,7 +902,10 @@ class CNRNodes:
     ``menu`` the element nodes whose tag is in ``menu_tags``; ``block_nodes`` the node of
     each block's element, or of its closest ancestor that is a node; ``text_counts`` /
     ``link_counts``, where the walk filled them, the characters of each of ``texts`` /
-    ``link_texts`` that are not white space.
+    ``link_texts`` that are not white space. ``steps`` / ``positions`` are each element
+    node's xpath step and its position among its parent's children of its tag (the
+    blocks' xpaths are made of them; ``None`` / 0 for a text node): CNR names its detected
+    blocks by them without reading the tree again.
 
     The compiled walk records ``elements`` as a ``_speedups.NodeElements``: a read-only
     sequence of the same elements, found in the tree when read (each node keeps its place
@@ -874,8 +923,10 @@ class CNRNodes:
         "menu",
         "menu_tags",
         "parent",
+        "positions",
         "skip_tags",
         "skipped",
+        "steps",
         "text_counts",
         "texts",
     )
@@ -893,6 +944,8 @@ class CNRNodes:
         self.link_ids: list[int] = []
         self.link_texts: list[str] = []
         self.block_nodes: list[int] = []
+        self.steps: list[str | None] = []
+        self.positions: list[int] = []
         # The compiled walk counts each text's and link text's characters that are not
         # white space as it goes; the Python walk leaves them to CNR (None). It leaves
         # ``index`` out (None): CNR's tree makes it on first use.
@@ -969,6 +1022,8 @@ def _justext_segment(
         link_ids = nodes.link_ids
         link_texts = nodes.link_texts
         block_nodes = nodes.block_nodes
+        n_steps = nodes.steps
+        n_positions = nodes.positions
     cur = -1  # the open node: at its "end" event, the node that ends
     in_link = 0  # elements open inside the current <a> (the <a> included)
     hidden = 0  # elements open inside a nonContentNode's subtree that is no link
@@ -1044,6 +1099,8 @@ def _justext_segment(
                     cur = n_index[el] = len(n_elements)
                     n_elements.append(el)
                     n_ends.append(0)
+                    n_steps.append(_xpath_step(tag, el))
+                    n_positions.append(position)
                     if raw in menu_tags:
                         n_menu.append(cur)
                 walker.skip_subtree()
@@ -1065,6 +1122,8 @@ def _justext_segment(
                 cur = n_index[el] = len(n_elements)
                 n_elements.append(el)
                 n_ends.append(0)
+                n_steps.append(_xpath_step(tag, el))
+                n_positions.append(position)
                 if raw in menu_tags:
                     n_menu.append(cur)
                 if raw in skip_tags:
@@ -1080,6 +1139,8 @@ def _justext_segment(
                     n_elements.append(el)
                     n_ends.append(-cur - 2)
                     n_texts.append(text)
+                    n_steps.append(None)
+                    n_positions.append(0)
             if tag in unwrapped:
                 # The reference's Cleaner unwraps the tag: its text joins the text slot
                 # before it, whitespace included.
@@ -1130,6 +1191,8 @@ def _justext_segment(
                 n_elements.append(el)
                 n_ends.append(-len(n_parent))
                 n_texts.append(tail)
+                n_steps.append(None)
+                n_positions.append(0)
         else:
             if not record:
                 pass
@@ -1152,6 +1215,8 @@ def _justext_segment(
                         n_elements.append(el)
                         n_ends.append(-len(n_parent))
                         n_texts.append(tail)
+                        n_steps.append(None)
+                        n_positions.append(0)
             if path is not None and path.element is el:  # not a removed one
                 tag = path.tag
                 unwrapped_end = path.unwrapped

@@ -210,6 +210,8 @@ class CNRTree:
     ``chars`` is a node's own characters (text nodes only), ``text_length`` / ``weight`` /
     ``cnr`` are Algorithm 1's attributes. ``links`` / ``link_chars`` count the ``<a>``
     elements in the subtree and the characters inside them (section 7's menus).
+    ``steps`` / ``positions``, where the walk recorded them (:class:`CNRNodes`), are each
+    element node's xpath step and position: :meth:`xpath` is made of them.
     """
 
     parent: list[int]
@@ -224,6 +226,8 @@ class CNRTree:
     link_chars: np.ndarray
     index: dict[Any, int] | None = field(repr=False)
     menu_tag_nodes: list[int] = field(default_factory=list)
+    steps: list[str | None] | None = field(default=None, repr=False)
+    positions: list[int] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -292,15 +296,42 @@ class CNRTree:
 
     def xpath(self, i: int) -> str:
         """XPath of node ``i`` in the style of the blocks' xpaths (``/html[1]/body[1]/...``);
-        text nodes end in ``/text()[k]``."""
-        el = self.elements[i]
+        text nodes end in ``/text()[k]``.
+
+        An element node's is made of the recorded steps of it and its ancestors (every
+        ancestor of an element node is one), when the walk started at the document's root:
+        the tree is not read again."""
         kind = int(self.kind[i])
+        steps, positions = self.steps, self.positions
+        if (
+            kind != TEXT
+            and kind != TAIL
+            and steps is not None
+            and positions is not None
+            and len(steps) == len(self.parent)
+            and self._at_top()
+        ):
+            parent = self.parent
+            parts = []
+            while i >= 0:
+                parts.append(f"{steps[i]}[{positions[i]}]")
+                i = parent[i]
+            parts.append("")
+            return "/".join(reversed(parts))
+        el = self.elements[i]
         if kind == TEXT:
             return _element_xpath(el) + "/text()[" + str(_text_position(el, None)) + "]"
         if kind == TAIL:
             par = el.getparent()
             return _element_xpath(par) + "/text()[" + str(_text_position(par, el)) + "]"
         return _element_xpath(el)
+
+    def _at_top(self) -> bool:
+        """Does node 0 stand for the document's root element (no element above it)?"""
+        top = getattr(self.elements, "root", None)
+        if top is None:
+            top = self.elements[0]
+        return top.getparent() is None
 
     def values(self, alive: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(weight, text_length, cnr) recomputed on the tree without the dead nodes."""
@@ -427,6 +458,8 @@ def _tree(nodes: CNRNodes) -> CNRTree:
         link_chars=link_chars,
         index=nodes.index,
         menu_tag_nodes=nodes.menu,
+        steps=nodes.steps,
+        positions=nodes.positions,
     )
 
 
