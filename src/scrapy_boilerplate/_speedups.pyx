@@ -167,8 +167,9 @@ cdef _text_block(str text, element, str tag, str xpath, str tag_path, Py_ssize_t
     """A ``document.TextBlock`` with every field set as its ``__init__`` sets them, without
     the Python-level call: the fresh object's empty slots are filled directly.
 
-    With ``elements`` (``element`` None), the block's element is the one ``elements`` holds
-    at ``index``, found when first read; ``extra`` is left to be made when first read (see
+    With ``elements`` (``element`` None; only where the slots are filled directly, so the
+    walk passes it only then), the block's element is the one ``elements`` holds at
+    ``index``, found when first read; ``extra`` is left to be made when first read (see
     ``document.TextBlock``)."""
     cdef PyObject* obj
     if _tb_fast:
@@ -197,8 +198,8 @@ cdef _text_block(str text, element, str tag, str xpath, str tag_path, Py_ssize_t
         _put(obj, 11, 0)
         _put(obj, 13, position)
         return b
-    if elements is not None:
-        element = elements.element(index)
+    if elements is not None:  # (its ordinals are still being recorded: nothing to read yet)
+        raise RuntimeError("a lazy element needs TextBlock's slots")
     return _TextBlock(text, element, tag, xpath, tag_path, link_chars, index, start, tags_count)
 
 
