@@ -401,6 +401,19 @@ def test_leaf_blocks_one_per_text_node_in_document_order():
         assert doc.root.xpath(b.xpath) == [b.element]
 
 
+def test_leaf_blocks_leave_out_drop_down_lists_and_a_stray_title():
+    """As the Web2Text authors' Collapsed DOM: no block in a ``<select>`` or a ``<title>``
+    of the body; jusText's segmentation keeps the list (its pre-processing marks it bad)."""
+    doc = parse(
+        "<body><p>one</p><select><option>Alpha</option><option>Beta</option></select>tail"
+        "<title>stray</title><p>two</p></body>"
+    )
+    assert [b.text for b in doc.leaf_blocks()] == ["one", "tail", "two"]
+    doc.collapsed_dom()
+    assert all(b.extra["cnode"].block is b for b in doc.leaf_blocks())
+    assert any("Alpha" in b.text for b in doc.justext_blocks())
+
+
 def test_leaf_blocks_skip_blank_text_nodes():
     doc = parse("<div>\n  <p>a</p>\n  <p> </p>\n</div>")
     assert [b.text for b in doc.leaf_blocks()] == ["a"]

@@ -345,6 +345,17 @@ def test_relative_position_counts_source_code_characters():
     assert rel2 == pytest.approx([0, 0.25, (78 / 82) ** 2])
 
 
+def test_skipped_subtrees_are_still_source_code():
+    # A drop-down list (LEAF_SKIPPED_TAGS) gives no block, and counts its serialisation:
+    #   "Pick"                        [0, 4)
+    #   </p> 4, <select><option>A</option></select> 8 + 8+1+9 + 9 = 35: 4 + 4 + 35 = 43
+    #   "after"                       [43, 48)      -> the page spans 48 characters
+    html = "<body><p>Pick</p><select><option>A</option></select>after</body>"
+    texts, b, _ = features(html)
+    assert texts == ["Pick", "after"]
+    assert [block(row, "relative_position") for row in b] == pytest.approx([0, 43 / 48])
+
+
 # ---------------------------------------------------------------------------------------------
 # b28-b109: parent, grandparent and root node features
 
