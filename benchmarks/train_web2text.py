@@ -60,8 +60,8 @@ NEEDED = ("cleaneval", "google-trends-2017", "wcxb-dev")
 #: The shipped models and the sets each trains on.
 MODELS = {"web2text": NEEDED, "cleaneval": ("cleaneval",)}
 #: The seeds each shipped model was chosen from (per network, the lowest validation error).
-#: ``cleaneval`` from ten: its networks train in about a minute each; ``web2text`` was
-#: trained from three and has not been trained again since.
+#: ``cleaneval`` from ten (its networks train in about a minute each), ``web2text`` from
+#: three (the model card gives each one's thread count: the weights depend on it).
 SEEDS = {"web2text": [0, 1, 2], "cleaneval": list(range(10))}
 DEFAULT_ITERATIONS = 5000
 

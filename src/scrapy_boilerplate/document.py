@@ -1286,7 +1286,6 @@ class CNode:
         return f"CNode({'>'.join(self.tags)}, children={len(self.children)})"
 
 
-#: Elements serialised without an end tag (for source positions).
 #: Beside the removed elements, the DOM-leaf segmentation leaves these subtrees out, as the
 #: Web2Text authors' Collapsed DOM does (their ``Settings.skipTags``; the others there are
 #: removed for every method or hold no text): a drop-down list's options and a stray
@@ -1294,6 +1293,7 @@ class CNode:
 #: pages have 188 blocks a page on average, the count the paper gives (195 with them).
 LEAF_SKIPPED_TAGS = frozenset({"select", "title"})
 
+#: Elements serialised without an end tag (for source positions).
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
      "source", "track", "wbr", "basefont", "frame", "isindex", "keygen"}
@@ -1320,7 +1320,6 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
     child elements with text and its text blocks, in page order.
     """
     removed = doc.removed
-    skipped: set[Any] = set()  # the LEAF_SKIPPED_TAGS elements met, outside removed ones
     blocks: list[TextBlock] = []
     children: dict[Any, list[Any]] = {}
     path: _PathNode | None = None
@@ -1357,8 +1356,6 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
             position = path.child_position(tag) if path is not None else 1
             if el in removed or tag in LEAF_SKIPPED_TAGS:
                 # its whole serialisation; its "end" event adds nothing
-                if el not in removed:
-                    skipped.add(el)
                 pos += len(etree.tostring(el, encoding=str, method="html", with_tail=False))
                 walker.skip_subtree()
                 continue
@@ -1391,7 +1388,7 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
         up = el.getparent()
         siblings = children.get(up) if up is not None else None
         if event == "end":
-            if el not in removed and el not in skipped and path is not None:
+            if path is not None and path.element is el:  # not a removed or skipped one
                 tag = path.tag  # the node of ``el``
                 if tag == "a":
                     in_link -= 1
