@@ -148,6 +148,14 @@ def main(argv: list[str] | None = None) -> int:
         help="keep every seed's networks and average their probabilities, instead of "
         "keeping the seed with the lowest validation error",
     )
+    parser.add_argument(
+        "--per-seed",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also write every seed's own model to DIR/seed<s>.onnx (for "
+        "benchmarks/web2text_seeds.py: how much the seed alone moves the scores)",
+    )
     args = parser.parse_args(argv)
     if args.seeds is None:
         args.seeds = SEEDS[args.model]
@@ -174,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seeds,
         recipe=args.recipe,
         ensemble=args.ensemble,
+        per_seed_dir=args.per_seed,
         metadata={
             "model": args.model,
             "pages_by_source": counts,

@@ -160,7 +160,7 @@ def test_authors_recipe_drops_weights_in_training_only_and_exports(tmp_path: Pat
     assert extract(html, "web2text", model=str(out)).blocks  # the exported model loads
 
 
-def test_ensemble_exports_the_mean_of_every_seeds_probabilities(tmp_path: Path):
+def test_ensemble_and_per_seed_models(tmp_path: Path):
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     from scrapy_boilerplate import parse
@@ -174,7 +174,7 @@ def test_ensemble_exports_the_mean_of_every_seeds_probabilities(tmp_path: Path):
         outs[name] = tmp_path / f"{name}.onnx"
         training.train(
             pages[:6], pages[6:], outs[name], iterations=20, eval_every=10, seed=seeds,
-            ensemble=ensemble,
+            ensemble=ensemble, per_seed_dir=tmp_path / "seeds" if ensemble else None,
         )  # fmt: skip
     report = json.loads(outs["both"].with_suffix(".json").read_text(encoding="utf-8"))
     assert report["ensemble"] == 2
@@ -187,3 +187,10 @@ def test_ensemble_exports_the_mean_of_every_seeds_probabilities(tmp_path: Path):
     # each seed trains the same way alone or in the ensemble: the mean of the two models
     np.testing.assert_allclose(u, (u0 + u1) / 2, atol=1e-5)
     np.testing.assert_allclose(p, (p0 + p1) / 2, atol=1e-5)
+    # per_seed_dir: every seed's own networks, the same as that seed trained alone
+    assert sorted(f.name for f in (tmp_path / "seeds").iterdir()) == ["seed0.onnx", "seed1.onnx"]
+    for k, (us, ps) in enumerate(((u0, p0), (u1, p1))):
+        uk, pk = Web2TextModel(tmp_path / "seeds" / f"seed{k}.onnx").potentials(blocks, edges)
+        np.testing.assert_allclose(uk, us, atol=1e-6)
+        np.testing.assert_allclose(pk, ps, atol=1e-6)
+    assert not np.allclose(u0, u1)  # the two seeds differ, so the check above can fail

@@ -447,6 +447,7 @@ def train(
     recipe: str | Recipe = DEFAULT_RECIPE,
     ensemble: bool = False,
     metadata: dict[str, Any] | None = None,
+    per_seed_dir: Path | None = None,
 ) -> TrainResult:
     """Train both networks on ``train_pages`` (early stopping on ``valid_pages``), export.
 
@@ -454,7 +455,10 @@ def train(
     run with the lowest validation error is kept (model selection on the validation pages
     only; the report lists every run's error); with ``ensemble``, every seed's network is
     kept and the model gives the mean of their probabilities. ``recipe``: a name of
-    :data:`RECIPES` or a :class:`Recipe` (module docstring).
+    :data:`RECIPES` or a :class:`Recipe` (module docstring). ``per_seed_dir``: also write
+    every seed's own model there (``seed<s>.onnx``: that seed's unary and pairwise
+    networks), to measure how much the seed alone moves a score; the chosen model is
+    written to ``out`` as always.
     """
     from .features import BLOCK_BINARY, EDGE_BINARY, N_BLOCK, N_EDGE
 
@@ -473,6 +477,7 @@ def train(
     stats = standardisation(train_pages, BLOCK_BINARY, EDGE_BINARY)
     report: dict[str, Any] = {}
     chosen: dict[str, Any] = {}
+    nets: dict[str, list[Any]] = {}
     for name, dim, filters, edges, key in (
         ("unary", N_BLOCK, UNARY_FILTERS, False, "blocks"),
         ("pairwise", N_EDGE, PAIRWISE_FILTERS, True, "edges"),
@@ -496,6 +501,7 @@ def train(
                 chosen_recipe,
             )
             runs.append(((run["best_valid_error"], run["best_valid_loss"]), s, net, run))
+        nets[name] = [r[2] for r in runs]
         _score, best_seed, chosen[name], run = min(runs, key=lambda r: (r[0], r[1]))
         report[name] = {
             **run,
@@ -506,6 +512,15 @@ def train(
             chosen[name] = [r[2] for r in runs]
             report[name]["ensemble_seeds"] = [r[1] for r in runs]
     unary, pairwise = chosen["unary"], chosen["pairwise"]
+    if per_seed_dir is not None:
+        for k, s in enumerate(seeds):
+            export_onnx(
+                nets["unary"][k],
+                nets["pairwise"][k],
+                stats,
+                Path(per_seed_dir) / f"seed{s}.onnx",
+                {"feature_version": FEATURE_VERSION, "seed": s, **(metadata or {})},
+            )
     meta = {
         "feature_version": FEATURE_VERSION,
         "train_pages": len(train_pages),

@@ -1,0 +1,159 @@
+#!/usr/bin/env python
+"""How much the training seed alone moves Web2Text's block scores (a study, not a choice).
+
+    OMP_NUM_THREADS=2 python benchmarks/train_web2text.py --model cleaneval \\
+        --out /tmp/seeds/chosen.onnx --per-seed /tmp/seeds
+    python benchmarks/web2text_seeds.py /tmp/seeds/seed*.onnx [--chosen /tmp/seeds/chosen.onnx]
+        [--data datasets] [--out benchmarks/results/web2text_seeds.md]
+
+Each ``seed<s>.onnx`` holds the unary and pairwise networks of one training seed (same
+data, recipe and iterations; only the seed differs). For each model, block accuracy,
+precision, recall and F1 (content class, every block weighted the same, Viterbi with
+lambda 0.1 and unary only) on the 59 CleanEval *validation* pages that training holds out
+and on the 148 ``web2text_test`` pages, then the mean, standard deviation, minimum and
+maximum over the seeds. ``--chosen`` adds the model that training's rule picked (per
+network, the seed with the lowest validation error).
+
+The test split picks nothing here: the shipped model is chosen by validation error alone
+(``train_web2text.py``). This report says how far apart models that differ only by their
+seed land on the test split, so that a gap to the paper's figure can be read against it.
+Exit 2 when the cleaneval dataset is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("SCRAPY_BOILERPLATE_ORT_THREADS", "1")
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from scrapy_boilerplate.benchmark.datasets import load, missing_message, read_text  # noqa: E402
+from scrapy_boilerplate.document import parse  # noqa: E402
+from scrapy_boilerplate.extractors.web2text.features import page_features  # noqa: E402
+from scrapy_boilerplate.extractors.web2text.labelling import labels_from_aligned  # noqa: E402
+from scrapy_boilerplate.extractors.web2text.model import load_model  # noqa: E402
+from scrapy_boilerplate.extractors.web2text.viterbi import viterbi  # noqa: E402
+from web2text_eval import PAPER, TARGET_F1, _count, scores  # noqa: E402
+
+LAMBDA = 0.1
+SETS = ("validation", "test")
+MODES = ("viterbi", "unary")
+
+
+def pages(data: Path, which: str) -> list[tuple[Any, Any, list[bool]]]:
+    """(block features, edge features, gold labels) of every page of ``which``."""
+    split = "web2text_train" if which == "validation" else "web2text_test"
+    out = []
+    for n, page in enumerate(load("cleaneval", data, split, with_blocks=False)):
+        if which == "validation" and n % 10:
+            continue  # a training page (train_web2text.py keeps every 10th for validation)
+        gold = labels_from_aligned(
+            page.html, read_text(data / "cleaneval" / f"{page.id}.aligned.txt")
+        )
+        if not gold:
+            continue
+        b, e = page_features(parse(page.html))
+        if len(b) != len(gold):
+            raise SystemExit(f"cleaneval {page.id}: {len(b)} blocks vs {len(gold)} gold")
+        out.append((b, e, gold))
+    return out
+
+
+def evaluate(model_path: Path, sets: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
+    """Scores of one model on every set and mode."""
+    model = load_model(str(model_path))
+    result: dict[str, dict[str, Any]] = {}
+    for name, rows in sets.items():
+        counts = {mode: [0, 0, 0, 0] for mode in MODES}
+        for b, e, gold in rows:
+            unary, pairwise = model.potentials(b, e)
+            _count(counts["unary"], [bool(x) for x in unary.argmax(1)], gold)
+            _count(counts["viterbi"], [bool(x) for x in viterbi(unary, pairwise, LAMBDA)], gold)
+        for mode, c in counts.items():
+            result[f"{name}/{mode}"] = scores(*c)
+    return result
+
+
+def report(
+    rows: dict[str, dict[str, Any]], chosen: str | None, sizes: dict[str, int], command: str
+) -> str:
+    """The Markdown table: one line per model, then the spread over the seed models."""
+    cols = [f"{s}/{m}" for s in SETS for m in MODES]
+    lines = [
+        "# Web2Text: how much the seed alone moves the block scores",
+        "",
+        f"Command: `{command}` (the module docstring gives the training command that writes"
+        " the models). Content-class block F1, every block weighted the"
+        f" same; Viterbi with lambda {LAMBDA:g}. Validation: the {sizes['validation']} CleanEval"
+        " pages training holds out; test: the paper's"
+        f" {sizes['test']} `web2text_test` pages. The test split chooses nothing.",
+        "",
+        "| model | "
+        + " | ".join(f"F1 {c.replace('/', ', ')}" for c in cols)
+        + " | test accuracy |",
+        "| --- | " + " | ".join("---:" for _ in cols) + " | ---: |",
+    ]
+    seeds = [name for name in rows if name != chosen]
+    for name in [*seeds, *([chosen] if chosen else [])]:
+        r = rows[name]
+        label = f"{name} (chosen by validation error)" if name == chosen else name
+        lines.append(
+            f"| {label} | "
+            + " | ".join(f"{r[c]['f1']:.4f}" for c in cols)
+            + f" | {r['test/viterbi']['accuracy']:.4f} |"
+        )
+    if len(seeds) > 1:
+        for stat, fn in (
+            ("mean", statistics.mean),
+            ("standard deviation", statistics.stdev),
+            ("minimum", min),
+            ("maximum", max),
+        ):
+            vals = [fn([rows[s][c]["f1"] for s in seeds]) for c in cols]
+            acc = fn([rows[s]["test/viterbi"]["accuracy"] for s in seeds])
+            lines.append(
+                f"| seeds: {stat} | " + " | ".join(f"{v:.4f}" for v in vals) + f" | {acc:.4f} |"
+            )
+        reached = sum(rows[s]["test/viterbi"]["f1"] >= TARGET_F1 for s in seeds)
+        lines += [
+            "",
+            f"Seed models with test F1 (Viterbi) >= {TARGET_F1}: {reached} of {len(seeds)}."
+            f" The paper (Table 1, same split): accuracy {PAPER['accuracy']:.2f},"
+            f" F1 {PAPER['f1']:.2f}.",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("models", type=Path, nargs="+", help="one ONNX file per seed")
+    parser.add_argument("--chosen", type=Path, default=None)
+    parser.add_argument("--data", type=Path, default=HERE.parent / "datasets")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "web2text_seeds.md")
+    args = parser.parse_args(argv)
+    if not (args.data / "cleaneval").is_dir():
+        print(missing_message("cleaneval", args.data).replace("; skipping it", ""), file=sys.stderr)
+        return 2
+    sets = {name: pages(args.data, name) for name in SETS}
+    sizes = {name: len(rows) for name, rows in sets.items()}
+    paths = sorted(args.models, key=lambda p: (len(p.stem), p.stem))
+    rows = {p.stem: evaluate(p, sets) for p in paths}
+    if args.chosen is not None:
+        rows[args.chosen.stem] = evaluate(args.chosen, sets)
+    command = "python benchmarks/web2text_seeds.py " + " ".join(argv or sys.argv[1:])
+    text = report(rows, args.chosen.stem if args.chosen else None, sizes, command)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
