@@ -1,9 +1,9 @@
 #!/usr/bin/env python
 """How much the training seed alone moves Web2Text's block scores (a study, not a choice).
 
-    OMP_NUM_THREADS=2 python benchmarks/train_web2text.py --model cleaneval \\
+    OMP_NUM_THREADS=2 python benchmarks/train_web2text.py --model cleaneval --no-ensemble \\
         --out /tmp/seeds/chosen.onnx --per-seed /tmp/seeds
-    python benchmarks/web2text_seeds.py /tmp/seeds/seed*.onnx [--chosen /tmp/seeds/chosen.onnx]
+    python benchmarks/web2text_seeds.py /tmp/seeds/seed*.onnx [--also cleaneval /tmp/chosen.onnx]
         [--data datasets] [--out benchmarks/results/web2text_seeds.md]
 
 Each ``seed<s>.onnx`` holds the unary and pairwise networks of one training seed (same
@@ -11,8 +11,9 @@ data, recipe and iterations; only the seed differs). For each model, block accur
 precision, recall and F1 (content class, every block weighted the same, Viterbi with
 lambda 0.1 and unary only) on the 59 CleanEval *validation* pages that training holds out
 and on the 148 ``web2text_test`` pages, then the mean, standard deviation, minimum and
-maximum over the seeds. ``--chosen`` adds the model that training's rule picked (per
-network, the seed with the lowest validation error).
+maximum over the seeds. ``--also`` adds whole models (shipped names or files), each named
+by how it was made (its training report in the file: an ensemble of N seeds, or the seed
+with the lowest validation error per network).
 
 The test split picks nothing here: the shipped model is chosen by validation error alone
 (``train_web2text.py``). This report says how far apart models that differ only by their
@@ -28,6 +29,8 @@ import statistics
 import sys
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 os.environ.setdefault("SCRAPY_BOILERPLATE_ORT_THREADS", "1")
 
@@ -66,23 +69,49 @@ def pages(data: Path, which: str) -> list[tuple[Any, Any, list[bool]]]:
     return out
 
 
-def evaluate(model_path: Path, sets: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
+def evaluate(model_path: Path | str, sets: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
     """Scores of one model on every set and mode."""
     model = load_model(str(model_path))
     result: dict[str, dict[str, Any]] = {}
     for name, rows in sets.items():
         counts = {mode: [0, 0, 0, 0] for mode in MODES}
-        for b, e, gold in rows:
+        halves = [[0, 0], [0, 0]]  # wrong, blocks: unary argmax, even / odd pages
+        for k, (b, e, gold) in enumerate(rows):
             unary, pairwise = model.potentials(b, e)
-            _count(counts["unary"], [bool(x) for x in unary.argmax(1)], gold)
+            predicted = [bool(x) for x in unary.argmax(1)]
+            halves[k % 2][0] += sum(p != g for p, g in zip(predicted, gold, strict=True))
+            halves[k % 2][1] += len(gold)
+            _count(counts["unary"], predicted, gold)
             _count(counts["viterbi"], [bool(x) for x in viterbi(unary, pairwise, LAMBDA)], gold)
         for mode, c in counts.items():
             result[f"{name}/{mode}"] = scores(*c)
+        result[f"{name}/halves"] = {"error": [w / n if n else 0.0 for w, n in halves]}
     return result
 
 
+def spearman(a: list[float], b: list[float]) -> float:
+    """Spearman's rank correlation of two equally long lists (ties broken by order)."""
+    ra = np.argsort(np.argsort(a)).astype(float)
+    rb = np.argsort(np.argsort(b)).astype(float)
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def describe(model_path: Path | str) -> str:
+    """How a model was made, from the training report in its file."""
+    meta = load_model(str(model_path)).metadata
+    training = meta.get("training") or {}
+    if int(meta.get("ensemble", 1)) > 1:
+        how = f"the mean of {meta['ensemble']} seeds' networks"
+    elif training:
+        seeds = "/".join(str(training[k].get("seed")) for k in ("unary", "pairwise"))
+        how = f"lowest validation error of its seeds (unary/pairwise seed {seeds})"
+    else:
+        how = "one seed"
+    return f"{model_path} ({how})"
+
+
 def report(
-    rows: dict[str, dict[str, Any]], chosen: str | None, sizes: dict[str, int], command: str
+    rows: dict[str, dict[str, Any]], extra: list[str], sizes: dict[str, int], command: str
 ) -> str:
     """The Markdown table: one line per model, then the spread over the seed models."""
     cols = [f"{s}/{m}" for s in SETS for m in MODES]
@@ -100,12 +129,11 @@ def report(
         + " | test accuracy |",
         "| --- | " + " | ".join("---:" for _ in cols) + " | ---: |",
     ]
-    seeds = [name for name in rows if name != chosen]
-    for name in [*seeds, *([chosen] if chosen else [])]:
+    seeds = [name for name in rows if name not in extra]
+    for name in [*seeds, *extra]:
         r = rows[name]
-        label = f"{name} (chosen by validation error)" if name == chosen else name
         lines.append(
-            f"| {label} | "
+            f"| {name} | "
             + " | ".join(f"{r[c]['f1']:.4f}" for c in cols)
             + f" | {r['test/viterbi']['accuracy']:.4f} |"
         )
@@ -121,6 +149,21 @@ def report(
             lines.append(
                 f"| seeds: {stat} | " + " | ".join(f"{v:.4f}" for v in vals) + f" | {acc:.4f} |"
             )
+        halves = [rows[s]["validation/halves"]["error"] for s in seeds]
+        lines += [
+            "",
+            "Can the validation pages rank the seeds? Unary block error of each seed on the"
+            " validation pages in even and in odd places (the same halves for every seed):",
+            "",
+            "| seed model | error, even pages | error, odd pages |",
+            "| --- | ---: | ---: |",
+            *(f"| {s} | {h[0]:.4f} | {h[1]:.4f} |" for s, h in zip(seeds, halves, strict=True)),
+            "",
+            "Spearman rank correlation of the seeds between the two halves:"
+            f" {spearman([h[0] for h in halves], [h[1] for h in halves]):.2f} (1: the halves"
+            " rank the seeds alike; 0: no relation, so picking the seed with the lowest"
+            " validation error picks by chance).",
+        ]
         reached = sum(rows[s]["test/viterbi"]["f1"] >= TARGET_F1 for s in seeds)
         lines += [
             "",
@@ -134,7 +177,7 @@ def report(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("models", type=Path, nargs="+", help="one ONNX file per seed")
-    parser.add_argument("--chosen", type=Path, default=None)
+    parser.add_argument("--also", nargs="+", default=[], help="whole models to add")
     parser.add_argument("--data", type=Path, default=HERE.parent / "datasets")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "web2text_seeds.md")
     args = parser.parse_args(argv)
@@ -145,10 +188,12 @@ def main(argv: list[str] | None = None) -> int:
     sizes = {name: len(rows) for name, rows in sets.items()}
     paths = sorted(args.models, key=lambda p: (len(p.stem), p.stem))
     rows = {p.stem: evaluate(p, sets) for p in paths}
-    if args.chosen is not None:
-        rows[args.chosen.stem] = evaluate(args.chosen, sets)
+    extra = []
+    for path in args.also:
+        extra.append(describe(path))
+        rows[extra[-1]] = evaluate(path, sets)
     command = "python benchmarks/web2text_seeds.py " + " ".join(argv or sys.argv[1:])
-    text = report(rows, args.chosen.stem if args.chosen else None, sizes, command)
+    text = report(rows, extra, sizes, command)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
     print(text)
