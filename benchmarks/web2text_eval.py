@@ -61,6 +61,30 @@ def scores(tp: int, fp: int, fn: int, tn: int) -> dict[str, float]:
     }
 
 
+def cleaneval_features(data: Path, which: str) -> list[tuple[Any, Any, list[bool]]]:
+    """(block features, edge features, gold labels) of the CleanEval pages of ``which``.
+
+    ``which``: ``"validation"`` (every 10th page of ``web2text_train``, the pages
+    ``train_web2text.py`` holds out) or ``"test"`` (``web2text_test``); gold from the
+    paper's alignment (:func:`labels_from_aligned`); pages without blocks are left out.
+    """
+    split = "web2text_train" if which == "validation" else "web2text_test"
+    out = []
+    for n, page in enumerate(load("cleaneval", data, split, with_blocks=False)):
+        if which == "validation" and n % 10:
+            continue  # a training page (train_web2text.py keeps every 10th for validation)
+        gold = labels_from_aligned(
+            page.html, read_text(data / "cleaneval" / f"{page.id}.aligned.txt")
+        )
+        if not gold:
+            continue
+        b, e = page_features(parse(page.html))
+        if len(b) != len(gold):
+            raise SystemExit(f"cleaneval {page.id}: {len(b)} blocks vs {len(gold)} gold")
+        out.append((b, e, gold))
+    return out
+
+
 def block_quality(data: Path, models: list[str], limit: int | None) -> dict[str, Any]:
     """Confusion counts per model and mode over cleaneval ``web2text_test``."""
     modes = [f"{m}/{mode}" for m in models for mode in ("viterbi", "unary")]

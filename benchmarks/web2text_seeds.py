@@ -37,41 +37,18 @@ os.environ.setdefault("SCRAPY_BOILERPLATE_ORT_THREADS", "1")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from scrapy_boilerplate.benchmark.datasets import load, missing_message, read_text  # noqa: E402
-from scrapy_boilerplate.document import parse  # noqa: E402
-from scrapy_boilerplate.extractors.web2text.features import page_features  # noqa: E402
-from scrapy_boilerplate.extractors.web2text.labelling import labels_from_aligned  # noqa: E402
-from scrapy_boilerplate.extractors.web2text.model import load_model  # noqa: E402
+from scrapy_boilerplate.benchmark.datasets import missing_message  # noqa: E402
+from scrapy_boilerplate.extractors.web2text.model import Web2TextModel, load_model  # noqa: E402
 from scrapy_boilerplate.extractors.web2text.viterbi import viterbi  # noqa: E402
-from web2text_eval import PAPER, TARGET_F1, _count, scores  # noqa: E402
+from web2text_eval import PAPER, TARGET_F1, _count, cleaneval_features, scores  # noqa: E402
 
 LAMBDA = 0.1
 SETS = ("validation", "test")
 MODES = ("viterbi", "unary")
 
 
-def pages(data: Path, which: str) -> list[tuple[Any, Any, list[bool]]]:
-    """(block features, edge features, gold labels) of every page of ``which``."""
-    split = "web2text_train" if which == "validation" else "web2text_test"
-    out = []
-    for n, page in enumerate(load("cleaneval", data, split, with_blocks=False)):
-        if which == "validation" and n % 10:
-            continue  # a training page (train_web2text.py keeps every 10th for validation)
-        gold = labels_from_aligned(
-            page.html, read_text(data / "cleaneval" / f"{page.id}.aligned.txt")
-        )
-        if not gold:
-            continue
-        b, e = page_features(parse(page.html))
-        if len(b) != len(gold):
-            raise SystemExit(f"cleaneval {page.id}: {len(b)} blocks vs {len(gold)} gold")
-        out.append((b, e, gold))
-    return out
-
-
-def evaluate(model_path: Path | str, sets: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
+def evaluate(model: Web2TextModel, sets: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
     """Scores of one model on every set and mode."""
-    model = load_model(str(model_path))
     result: dict[str, dict[str, Any]] = {}
     for name, rows in sets.items():
         counts = {mode: [0, 0, 0, 0] for mode in MODES}
@@ -96,9 +73,9 @@ def spearman(a: list[float], b: list[float]) -> float:
     return float(np.corrcoef(ra, rb)[0, 1])
 
 
-def describe(model_path: Path | str) -> str:
+def describe(model_path: str, model: Web2TextModel) -> str:
     """How a model was made, from the training report in its file."""
-    meta = load_model(str(model_path)).metadata
+    meta = model.metadata
     training = meta.get("training") or {}
     if int(meta.get("ensemble", 1)) > 1:
         how = f"the mean of {meta['ensemble']} seeds' networks"
@@ -184,14 +161,15 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.data / "cleaneval").is_dir():
         print(missing_message("cleaneval", args.data).replace("; skipping it", ""), file=sys.stderr)
         return 2
-    sets = {name: pages(args.data, name) for name in SETS}
+    sets = {name: cleaneval_features(args.data, name) for name in SETS}
     sizes = {name: len(rows) for name, rows in sets.items()}
     paths = sorted(args.models, key=lambda p: (len(p.stem), p.stem))
-    rows = {p.stem: evaluate(p, sets) for p in paths}
+    rows = {p.stem: evaluate(load_model(str(p)), sets) for p in paths}
     extra = []
     for path in args.also:
-        extra.append(describe(path))
-        rows[extra[-1]] = evaluate(path, sets)
+        model = load_model(path)
+        extra.append(describe(path, model))
+        rows[extra[-1]] = evaluate(model, sets)
     command = "python benchmarks/web2text_seeds.py " + " ".join(argv or sys.argv[1:])
     text = report(rows, extra, sizes, command)
     args.out.parent.mkdir(parents=True, exist_ok=True)

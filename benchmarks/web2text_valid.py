@@ -24,13 +24,9 @@ os.environ.setdefault("SCRAPY_BOILERPLATE_ORT_THREADS", "1")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from scrapy_boilerplate.benchmark.datasets import load, read_text  # noqa: E402
-from scrapy_boilerplate.document import parse  # noqa: E402
-from scrapy_boilerplate.extractors.web2text.features import page_features  # noqa: E402
-from scrapy_boilerplate.extractors.web2text.labelling import labels_from_aligned  # noqa: E402
 from scrapy_boilerplate.extractors.web2text.model import load_model  # noqa: E402
 from scrapy_boilerplate.extractors.web2text.viterbi import viterbi  # noqa: E402
-from web2text_eval import _count, scores  # noqa: E402
+from web2text_eval import _count, cleaneval_features, scores  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,20 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     models = {name: load_model(name) for name in args.models}
     modes = [(m, lam) for m in args.models for lam in [None, *args.lambdas]]
     counts = {mode: [0, 0, 0, 0] for mode in modes}
-    pages = blocks = 0
-    folder = args.data / "cleaneval"
-    for n, page in enumerate(load("cleaneval", args.data, "web2text_train", with_blocks=False)):
-        if n % 10:
-            continue  # a training page
-        gold = labels_from_aligned(page.html, read_text(folder / f"{page.id}.aligned.txt"))
-        if not gold:
-            continue
-        doc = parse(page.html)
-        b, e = page_features(doc)
-        if len(b) != len(gold):
-            raise SystemExit(f"cleaneval {page.id}: {len(b)} blocks vs {len(gold)} gold")
-        pages += 1
-        blocks += len(gold)
+    rows = cleaneval_features(args.data, "validation")
+    for b, e, gold in rows:
         for name, model in models.items():
             unary, pairwise = model.potentials(b, e)
             for lam in [None, *args.lambdas]:
@@ -64,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     labels = [bool(x) for x in viterbi(unary, pairwise, lam)]
                 _count(counts[(name, lam)], labels, gold)
+    pages, blocks = len(rows), sum(len(gold) for _, _, gold in rows)
     print(f"cleaneval validation: {pages} pages, {blocks} blocks")
     print("| model | mode | accuracy | precision | recall | F1 |")
     print("|---|---|---|---|---|---|")

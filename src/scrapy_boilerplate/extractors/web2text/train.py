@@ -512,7 +512,7 @@ def train(
             "valid_error_by_seed": {str(r[1]): r[0][0] for r in runs},
         }
         if ensemble:
-            chosen[name] = [r[2] for r in runs]
+            chosen[name] = nets[name]
             report[name]["ensemble_seeds"] = [r[1] for r in runs]
     unary, pairwise = chosen["unary"], chosen["pairwise"]
     if per_seed_dir is not None:
