@@ -1,4 +1,4 @@
-"""Build hook for the optional compiled walk (``scrapy_boilerplate._speedups``).
+"""Build hook for the optional compiled walk (``scrapy_boilerplate.core._speedups``).
 
 Everything else is in pyproject.toml. The extension is Cython over lxml's public C API
 (its headers ship in lxml's wheels). It is optional: where it cannot be compiled (no C
@@ -27,7 +27,7 @@ class OptionalBuildExt(build_ext):
 
     def _skipped(self, exc: Exception) -> None:
         self.warn(
-            f"scrapy_boilerplate._speedups was not built ({exc}); "
+            f"scrapy_boilerplate.core._speedups was not built ({exc}); "
             "the pure-Python walk will be used (same results, slower)"
         )
 
@@ -41,8 +41,8 @@ else:
     ext_modules = cythonize(
         [
             Extension(
-                "scrapy_boilerplate._speedups",
-                ["src/scrapy_boilerplate/_speedups.pyx"],
+                "scrapy_boilerplate.core._speedups",
+                ["src/scrapy_boilerplate/core/_speedups.pyx"],
                 include_dirs=lxml.get_include(),
                 optional=True,
             )

@@ -38,7 +38,7 @@ sys.path.insert(0, {tests!r})
 import adversarial
 from scrapy_boilerplate import extract
 from scrapy_boilerplate.entities.extract import extract_entities, load_model
-from scrapy_boilerplate._deadline import deadline, ExtractionTimeout
+from scrapy_boilerplate.core.deadline import deadline, ExtractionTimeout
 
 name, method, limit = {name!r}, {method!r}, {limit!r}
 # Everything the method loads once per process (models, stoplists, the tagger) is loaded

@@ -25,7 +25,7 @@ step's fastest of ``--repeat`` runs, each run on a fresh parse; the median over 
   each page, so a host that slows down slows both); times 1.6 ms, it says what a machine
   where lxml parses these pages in the issue's 1.6 ms would see, the speeds scaling alike.
 
-Both with the compiled steps (``scrapy_boilerplate._speedups``: the cleaning, the walk,
+Both with the compiled steps (``scrapy_boilerplate.core._speedups``: the cleaning, the walk,
 CNR's tree and labels, the blocks) and with the pure-Python ones (``_compiled.ENABLED =
 False``), in the same process. Single-threaded. Exit 2 when
 the dataset is missing.
@@ -43,9 +43,11 @@ from pathlib import Path
 from lxml import etree
 from lxml import html as lxml_html
 
-from scrapy_boilerplate import _compiled, document, extract, registry
-from scrapy_boilerplate.benchmark.datasets import load, missing_message
-from scrapy_boilerplate.document import CNRNodes, justext_segment, parse
+from harness.datasets import load, missing_message
+from scrapy_boilerplate import extract
+from scrapy_boilerplate.core import compiled as _compiled
+from scrapy_boilerplate.core import document, registry
+from scrapy_boilerplate.core.document import CNRNodes, justext_segment, parse
 from scrapy_boilerplate.extractors import cnr
 
 STEPS = ("parse", "cleaning", "walk", "Algorithm 1", "detection and result", "freeing")
@@ -161,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     modes = [("compiled steps", True), ("Python steps", False)]
     if not _compiled.built():
-        print("scrapy_boilerplate._speedups is not built: Python steps only", file=sys.stderr)
+        print("scrapy_boilerplate.core._speedups is not built: Python steps only", file=sys.stderr)
         modes = modes[1:]
     for name, compiled in modes:
         _compiled.ENABLED = compiled

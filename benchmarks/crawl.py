@@ -98,7 +98,7 @@ _BODY = re.compile(rb"<body[^>]*>(.*?)(?:</body>|$)", re.S | re.I)
 def write_pages(data: Path, count: int, big_mb: float, folder: Path) -> dict[str, Any]:
     """Write the dataset pages and the big page into ``folder``; return their names."""
     sys.path.insert(0, str(ROOT / "src"))
-    from scrapy_boilerplate.benchmark.datasets import load
+    from harness.datasets import load
 
     names = []
     bodies = []

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import scrapy_boilerplate as sb
-from scrapy_boilerplate.entities.data import Example, compatible, page_of, read_openweb, read_webqa
+from harness.entities_data import Example, compatible, page_of, read_openweb, read_webqa
 from scrapy_boilerplate.entities.extract import DEFAULT_MODEL, PageCandidates, rank
 from scrapy_boilerplate.entities.model import TrainingPage, train
 from scrapy_boilerplate.entities.predicates import ANY, Predicate

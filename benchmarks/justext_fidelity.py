@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scrapy_boilerplate.benchmark.datasets import ALL, DATASETS, load, missing_message
+from harness.datasets import ALL, DATASETS, load, missing_message
 
 DEFAULT_SETS = ("cleaneval", "wcxb-dev", "google-trends-2017")
 SIMILAR = 0.8

@@ -1,6 +1,6 @@
-"""Run the benchmark: ``python benchmarks/run.py --help`` (same as ``scrapy-boilerplate bench``)."""
+"""Run the benchmark: ``python benchmarks/run.py --help``."""
 
-from scrapy_boilerplate.benchmark.runner import main
+from harness.runner import main
 
 if __name__ == "__main__":
     raise SystemExit(main(prog="benchmarks/run.py"))

@@ -56,7 +56,7 @@ should not have (``EXPECTED``).
 
 Extractors: ``justext``, ``cnr``, ``web2text``, ``vips`` (its static layout, approximated from
 the HTML; the rendered layout needs a browser per page and is left out) and ``entity``: jusText
-plus :class:`~scrapy_boilerplate.entity_pipeline.EntityPipeline` (and its spider middleware)
+plus :class:`~scrapy_boilerplate.scrapy.entities.EntityPipeline` (and its spider middleware)
 with ``BOILERPLATE_ENTITY_QUERY = "names"``. Modes: ``BOILERPLATE_EXECUTION`` ``inline``,
 ``thread``, ``process`` (workers: the plugin's default, the number of CPUs up to 4). Each
 (extractor, mode) runs in a fresh Python process, one after the other.
@@ -107,8 +107,8 @@ from pathlib import Path
 from typing import Any
 
 from scrapy_boilerplate import Extraction, Extractor
-from scrapy_boilerplate._params import Param
-from scrapy_boilerplate.result import Block
+from scrapy_boilerplate.core.params import Param
+from scrapy_boilerplate.core.result import Block
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -211,7 +211,7 @@ _SJIS_WORDS = (
 def load_pages(data: Path) -> list[bytes]:
     """The M real pages (UTF-8 bytes) of :data:`SOURCES`."""
     sys.path.insert(0, str(ROOT / "src"))
-    from scrapy_boilerplate.benchmark.datasets import load
+    from harness.datasets import load
 
     pages = []
     for name, split, limit in SOURCES:
@@ -532,9 +532,9 @@ def crawl_worker(spec: dict[str, Any]) -> dict[str, Any]:
         settings["BOILERPLATE_WORKERS"] = spec["workers"]
     if extractor == "entity":
         settings["SPIDER_MIDDLEWARES"] = {
-            "scrapy_boilerplate.entity_pipeline.EntitySpiderMiddleware": 610
+            "scrapy_boilerplate.scrapy.entities.EntitySpiderMiddleware": 610
         }
-        settings["ITEM_PIPELINES"]["scrapy_boilerplate.entity_pipeline.EntityPipeline"] = 300
+        settings["ITEM_PIPELINES"]["scrapy_boilerplate.scrapy.entities.EntityPipeline"] = 300
         settings["BOILERPLATE_ENTITY_QUERY"] = "names"
 
     process = CrawlerProcess(settings)

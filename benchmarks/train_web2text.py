@@ -46,7 +46,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from scrapy_boilerplate.benchmark.datasets import (  # noqa: E402
+from harness.datasets import (  # noqa: E402
     DATASETS,
     load,
     missing_message,

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import scrapy_boilerplate as sb
-from scrapy_boilerplate.benchmark.segmentation import extended_bcubed
+from harness.segmentation import extended_bcubed
 from scrapy_boilerplate.extractors.vips import (
     Layout,
     RenderError,

@@ -33,9 +33,9 @@ from typing import Any
 
 os.environ.setdefault("SCRAPY_BOILERPLATE_ORT_THREADS", "1")
 
+from harness.datasets import load, missing_message, read_text
 from scrapy_boilerplate import extract
-from scrapy_boilerplate.benchmark.datasets import load, missing_message, read_text
-from scrapy_boilerplate.document import parse
+from scrapy_boilerplate.core.document import parse
 from scrapy_boilerplate.extractors.web2text.features import page_features
 from scrapy_boilerplate.extractors.web2text.labelling import labels_from_aligned
 from scrapy_boilerplate.extractors.web2text.model import load_model

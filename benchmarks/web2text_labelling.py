@@ -32,8 +32,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scrapy_boilerplate.benchmark.datasets import read_text
-from scrapy_boilerplate.errors import UnsupportedInput
+from harness.datasets import read_text
+from scrapy_boilerplate.core.errors import UnsupportedInput
 from scrapy_boilerplate.extractors.web2text.labelling import label_page, labels_from_aligned
 
 TARGET = 0.95

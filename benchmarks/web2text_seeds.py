@@ -37,7 +37,7 @@ os.environ.setdefault("SCRAPY_BOILERPLATE_ORT_THREADS", "1")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from scrapy_boilerplate.benchmark.datasets import missing_message  # noqa: E402
+from harness.datasets import missing_message  # noqa: E402
 from scrapy_boilerplate.extractors.web2text.model import Web2TextModel, load_model  # noqa: E402
 from scrapy_boilerplate.extractors.web2text.viterbi import viterbi  # noqa: E402
 from web2text_eval import PAPER, TARGET_F1, _count, cleaneval_features, scores  # noqa: E402

@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     from scrapy.crawler import CrawlerProcess
     from scrapy.utils.project import get_project_settings
 
-    from scrapy_boilerplate.settings import BoilerplateSettingsError
+    from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError
 
     settings = get_project_settings()
     for name, value in args.settings.items():

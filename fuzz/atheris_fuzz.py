@@ -38,7 +38,7 @@ with atheris.instrument_imports(include=["scrapy_boilerplate", "w3lib", "parsel"
     import scrapy_boilerplate.extractors.justext
     import scrapy_boilerplate.extractors.vips
     import scrapy_boilerplate.extractors.web2text
-    import scrapy_boilerplate.middleware  # noqa: F401
+    import scrapy_boilerplate.scrapy.middlewares  # noqa: F401
 
 import seeds  # noqa: E402
 

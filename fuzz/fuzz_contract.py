@@ -129,7 +129,7 @@ def check_entities(html: Any, query: str = "names", top_k: int = 5) -> None:
 
 
 def _decode_in_pieces(function: Any, response: Any, chunk: int | None) -> str | None:
-    from scrapy_boilerplate import middleware
+    from scrapy_boilerplate.scrapy import middlewares as middleware
 
     saved = middleware._DECODE_CHUNK
     if chunk is not None:
@@ -183,7 +183,7 @@ def check_scrapy(
     from scrapy.http import HtmlResponse, TextResponse
     from w3lib.encoding import http_content_type_encoding
 
-    from scrapy_boilerplate.middleware import (
+    from scrapy_boilerplate.scrapy.middlewares import (
         _as_extractable,
         _extract_body,
         _extract_response,

@@ -14,8 +14,8 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
 
 from scrapy_boilerplate import Extraction, Extractor
-from scrapy_boilerplate._params import Param
-from scrapy_boilerplate.result import Block
+from scrapy_boilerplate.core.params import Param
+from scrapy_boilerplate.core.result import Block
 
 PAGES = Path(__file__).parent / "pages"
 ARTICLE = (PAGES / "news_article.html").read_bytes()
@@ -186,7 +186,7 @@ class LoopingExtractor(Extractor):
     params = (Param("seconds", float, 60.0, "the most it works", 0.0),)
 
     def extract(self, doc: Any, params: dict[str, Any]) -> Extraction:
-        from scrapy_boilerplate._deadline import ExtractionTimeout, check
+        from scrapy_boilerplate.core.deadline import ExtractionTimeout, check
 
         end = time.monotonic() + params["seconds"]
         try:

@@ -22,7 +22,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from adversarial import ARTICLE, PAGES, gzip_bomb
 from scrapy_boilerplate import extract
-from scrapy_boilerplate._deadline import ExtractionTimeout, deadline
+from scrapy_boilerplate.core.deadline import ExtractionTimeout, deadline
 from scrapy_boilerplate.entities.extract import extract_entities
 from scrapy_helpers import LOOPS, boilerplate_stats, crawl
 
@@ -234,7 +234,7 @@ async def test_a_crawl_of_hostile_pages_loses_no_item(pages, mode):
 
 
 def test_memory_trim_runs_at_most_once_per_interval():
-    from scrapy_boilerplate import _memory
+    from scrapy_boilerplate.scrapy import memory as _memory
 
     # never trimmed yet ("-inf": time.monotonic() counts from boot, and a machine up for
     # less than the interval would otherwise look as if it had trimmed at boot)
@@ -254,7 +254,7 @@ async def test_calls_a_replaced_pool_never_reports_are_failed_and_their_slots_fr
     import struct
     from concurrent.futures.process import BrokenProcessPool
 
-    from scrapy_boilerplate import _execution
+    from scrapy_boilerplate.scrapy import runner as _execution
 
     runner = _execution.Runner("process", workers=1)
     try:
@@ -280,7 +280,7 @@ def test_a_killed_pool_leaves_no_thread_the_interpreter_would_wait_for_at_exit()
     import struct
     from concurrent.futures import ProcessPoolExecutor
 
-    from scrapy_boilerplate import _execution
+    from scrapy_boilerplate.scrapy import runner as _execution
 
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
     assert pool.submit(len, "abc").result(timeout=60) == 3

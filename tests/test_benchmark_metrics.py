@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_boilerplate.benchmark.goldblocks import GoldBlock, cleaneval_blocks, gold_mask
-from scrapy_boilerplate.benchmark.metrics import (
+from harness.goldblocks import GoldBlock, cleaneval_blocks, gold_mask
+from harness.metrics import (
     Confusion,
     TextCounts,
     block_counts,
@@ -172,7 +172,7 @@ def test_cleaneval_alignment_tolerates_a_small_drift():
 def test_extended_bcubed_worked_example():
     """kreuzer.README.md's example: leaves a-d; gold X={a,b,c} holding Y={a,b}, and Z={d};
     prediction S1={a,b}, S2={c,d}."""
-    from scrapy_boilerplate.benchmark.segmentation import extended_bcubed
+    from harness.segmentation import extended_bcubed
 
     units = {u: 1.0 for u in "abcd"}
     predicted = [{"a", "b"}, {"c", "d"}]
@@ -191,7 +191,7 @@ def test_extended_bcubed_worked_example():
 
 
 def test_extended_bcubed_weights_count_like_repeated_units():
-    from scrapy_boilerplate.benchmark.segmentation import extended_bcubed
+    from harness.segmentation import extended_bcubed
 
     weighted = extended_bcubed({"a": 2.0, "b": 1.0}, [{"a", "b"}], [{"a"}, {"b"}])
     repeated = extended_bcubed(
@@ -202,9 +202,9 @@ def test_extended_bcubed_weights_count_like_repeated_units():
 
 
 def test_runner_times_lxml_parse_as_the_reference() -> None:
-    from scrapy_boilerplate.benchmark import report, runner
-    from scrapy_boilerplate.benchmark.datasets import Page
-    from scrapy_boilerplate.benchmark.peers import Extractor, Output
+    from harness import report, runner
+    from harness.datasets import Page
+    from harness.peers import Extractor, Output
 
     page = "<html><body><p>Some gold text of the page, long enough.</p></body></html>"
     pages = [

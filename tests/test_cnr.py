@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from scrapy_boilerplate import extract, parse
-from scrapy_boilerplate.errors import InvalidParameter
+from scrapy_boilerplate.core.errors import InvalidParameter
+from scrapy_boilerplate.core.registry import get
 from scrapy_boilerplate.extractors.cnr import (
     ELEMENT,
     NON_CONTENT,
@@ -26,7 +27,6 @@ from scrapy_boilerplate.extractors.cnr import (
     identify_blocks,
     select_nodes,
 )
-from scrapy_boilerplate.registry import get
 
 
 def tree_of(html: str):

@@ -9,7 +9,7 @@ from hypothesis import given
 from parsel import Selector
 
 from scrapy_boilerplate import Document, extract, parse
-from scrapy_boilerplate.document import CNode
+from scrapy_boilerplate.core.document import CNode
 from test_properties import SETTINGS, pages
 
 ARTICLE = (
@@ -113,8 +113,8 @@ def test_str_input_ignores_its_meta_charset():
 
 
 def test_attribute_limit_is_exact():
-    from scrapy_boilerplate.document import MAX_ATTRIBUTES
-    from scrapy_boilerplate.errors import UnsupportedInput
+    from scrapy_boilerplate.core.document import MAX_ATTRIBUTES
+    from scrapy_boilerplate.core.errors import UnsupportedInput
 
     def page(n: int) -> str:
         attrs = " ".join(f"a{i}='{i}'" for i in range(n))
@@ -551,7 +551,7 @@ def test_text_length_counts_visible_text_only():
 def test_elements_within_the_tag_bound(html: str) -> None:
     # parse skips counting the elements when 2 x '<' + 8 is within max_nodes: libxml2
     # makes one element per start tag and adds at most html, head and body.
-    from scrapy_boilerplate.document import _COUNT_ELEMENTS, _surely_within
+    from scrapy_boilerplate.core.document import _COUNT_ELEMENTS, _surely_within
 
     root = parse(html, max_nodes=0).root
     elements = int(_COUNT_ELEMENTS(root))
@@ -563,13 +563,13 @@ def test_elements_within_the_tag_bound(html: str) -> None:
 @given(pages)
 @SETTINGS
 def test_generated_pages_within_the_tag_bound(html: str) -> None:
-    from scrapy_boilerplate.document import _COUNT_ELEMENTS
+    from scrapy_boilerplate.core.document import _COUNT_ELEMENTS
 
     assert int(_COUNT_ELEMENTS(parse(html, max_nodes=0).root)) <= html.count("<") + 3
 
 
 def test_element_limit_when_the_tags_do_not_settle_it() -> None:
-    from scrapy_boilerplate.errors import UnsupportedInput
+    from scrapy_boilerplate.core.errors import UnsupportedInput
 
     html = "<html><body>" + "<p>x</p>" * 10 + "</body></html>"  # 12 elements, 24 '<'
     assert len(parse(html, max_nodes=12).root.xpath("//p")) == 10

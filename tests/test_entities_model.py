@@ -9,7 +9,7 @@ import math
 import pytest
 
 import scrapy_boilerplate as sb
-from scrapy_boilerplate.entities.data import compatible, near_match, read_openweb, read_webqa
+from harness.entities_data import compatible, near_match, read_openweb, read_webqa
 from scrapy_boilerplate.entities.extract import PageCandidates, extract_entities
 from scrapy_boilerplate.entities.features import PageIndex, _holes, recipe, word_shape
 from scrapy_boilerplate.entities.model import Model, TrainingPage, train

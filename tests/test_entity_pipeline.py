@@ -9,12 +9,12 @@ import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.test import get_crawler
 
-from scrapy_boilerplate.entity_pipeline import QUERY_META, EntityPipeline
+from scrapy_boilerplate.scrapy.entities import QUERY_META, EntityPipeline
 from scrapy_helpers import PAGES, Collect, PagesSpider, boilerplate_stats, crawl
 
 TRAILS_URL = (PAGES / "trails.html").as_uri()
 SETTINGS = {
-    "SPIDER_MIDDLEWARES": {"scrapy_boilerplate.entity_pipeline.EntitySpiderMiddleware": 600},
+    "SPIDER_MIDDLEWARES": {"scrapy_boilerplate.scrapy.entities.EntitySpiderMiddleware": 600},
     "ITEM_PIPELINES": {EntityPipeline: 300, Collect: 900},
 }
 

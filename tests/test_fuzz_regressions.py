@@ -15,7 +15,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_boilerplate import BOILERPLATE, CONTENT, Extraction, extract, parse
-from scrapy_boilerplate import middleware as mw
+from scrapy_boilerplate.scrapy import middlewares as mw
 
 
 def check_result(result: Extraction) -> Extraction:
@@ -61,7 +61,7 @@ def test_a_base_href_that_w3lib_cannot_split_still_extracts_in_a_crawl(href):
 async def test_the_entity_pipeline_keeps_the_item_of_a_page_with_such_a_base_href(tmp_path):
     """The same ``<base href>``: EntityPipeline read ``response.selector`` outside its
     error handling, so the item was lost."""
-    from scrapy_boilerplate.entity_pipeline import EntityPipeline
+    from scrapy_boilerplate.scrapy.entities import EntityPipeline
     from scrapy_helpers import PAGES, Collect, PagesSpider, crawl
 
     class Trails(PagesSpider):
@@ -72,7 +72,7 @@ async def test_the_entity_pipeline_keeps_the_item_of_a_page_with_such_a_base_hre
     page = tmp_path / "trails.html"
     page.write_text(html.replace("<head>", '<head><base href="https://www:example.org/">', 1))
     settings = {
-        "SPIDER_MIDDLEWARES": {"scrapy_boilerplate.entity_pipeline.EntitySpiderMiddleware": 600},
+        "SPIDER_MIDDLEWARES": {"scrapy_boilerplate.scrapy.entities.EntitySpiderMiddleware": 600},
         "ITEM_PIPELINES": {EntityPipeline: 300, Collect: 900},
     }
     items, _, _ = await crawl(settings, spider=Trails, urls=[page.as_uri()])

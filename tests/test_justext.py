@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from scrapy_boilerplate import InvalidParameter, extract, parse
-from scrapy_boilerplate.document import TextBlock
+from scrapy_boilerplate.core.document import TextBlock
 from scrapy_boilerplate.extractors.justext import (
     JustextExtractor,
     classify_context_free,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_boilerplate.errors import InvalidParameter
+from scrapy_boilerplate.core.errors import InvalidParameter
 from scrapy_boilerplate.extractors.justext import languages
 from scrapy_boilerplate.extractors.justext.languages import (
     INDEPENDENT,

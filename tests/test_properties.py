@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrapy_boilerplate import CONTENT, UnsupportedInput, extract, parse
-from scrapy_boilerplate.document import CNode
+from scrapy_boilerplate.core.document import CNode
 
 METHODS = [
     ("justext", {}),

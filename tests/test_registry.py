@@ -10,7 +10,7 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-import scrapy_boilerplate.registry as registry
+import scrapy_boilerplate.core.registry as registry
 from scrapy_boilerplate import (
     CONTENT,
     Block,
@@ -22,7 +22,7 @@ from scrapy_boilerplate import (
     extract,
     register,
 )
-from scrapy_boilerplate._params import Param
+from scrapy_boilerplate.core.params import Param
 from scrapy_boilerplate.extractors.justext import JustextExtractor
 
 HTML = "<html><body><p>short</p><p>a somewhat longer block</p></body></html>"

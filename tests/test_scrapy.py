@@ -16,22 +16,22 @@ from scrapy.utils.serialize import ScrapyJSONEncoder
 from scrapy.utils.test import get_crawler
 
 from scrapy_boilerplate import CONTENT, Addon, extract
-from scrapy_boilerplate._execution import Runner
-from scrapy_boilerplate.addon import (
+from scrapy_boilerplate.scrapy.addon import (
     DECODE_MIDDLEWARE_PRIORITY,
     DOWNLOADER_MIDDLEWARE_PRIORITY,
     PIPELINE_PRIORITY,
     SPIDER_MIDDLEWARE_PRIORITY,
 )
-from scrapy_boilerplate.middleware import (
+from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError
+from scrapy_boilerplate.scrapy.middlewares import (
     BoilerplateDecodeMiddleware,
     BoilerplateDownloaderMiddleware,
     BoilerplateSpiderMiddleware,
     decode_in_pieces,
     looks_like_html,
 )
-from scrapy_boilerplate.pipelines import BoilerplatePipeline
-from scrapy_boilerplate.settings import BoilerplateSettingsError
+from scrapy_boilerplate.scrapy.pipelines import BoilerplatePipeline
+from scrapy_boilerplate.scrapy.runner import Runner
 from scrapy_helpers import (
     ARTICLE,
     PAGES,
@@ -66,7 +66,7 @@ def test_addon_enables_every_component_with_its_documented_priority():
 
 
 def test_addon_by_import_path_keeps_the_users_own_entries():
-    path = "scrapy_boilerplate.pipelines.BoilerplatePipeline"
+    path = "scrapy_boilerplate.scrapy.pipelines.BoilerplatePipeline"
     crawler = get_crawler(
         PagesSpider,
         {
@@ -503,7 +503,7 @@ def test_html_sniffing():
     ],
 )
 def test_decoding_in_pieces_gives_exactly_scrapys_text(monkeypatch, headers, body):
-    import scrapy_boilerplate.middleware as middleware
+    import scrapy_boilerplate.scrapy.middlewares as middleware
 
     monkeypatch.setattr(middleware, "_DECODE_CHUNK", 7)  # pieces cut through characters
     ours = decode_in_pieces(HtmlResponse("http://example.com/", headers=headers, body=body))
@@ -530,7 +530,7 @@ async def test_big_bodies_are_decoded_off_the_reactor_and_give_the_same_items(mo
 async def test_items_of_pages_with_many_blocks_get_blocks_prepared_off_the_reactor(
     monkeypatch, mode
 ):
-    import scrapy_boilerplate._state as state
+    import scrapy_boilerplate.scrapy.state as state
 
     monkeypatch.setattr(state, "PREPARE_MIN_BLOCKS", 1)
     items, _, _ = await crawl({"BOILERPLATE_EXECUTION": mode}, urls=[ARTICLE_URL])
@@ -555,8 +555,8 @@ async def test_process_pool_warm_up_starts_every_worker():
 async def test_thread_warm_up_extracts_a_page_with_the_spiders_method(monkeypatch):
     """Thread mode: a small page is extracted in a worker with the configured method and
     parameters before the crawl, so what the method builds on first use is ready."""
-    from scrapy_boilerplate import _execution
     from scrapy_boilerplate import extract as real_extract
+    from scrapy_boilerplate.scrapy import runner as _execution
 
     calls = []
 
@@ -564,7 +564,7 @@ async def test_thread_warm_up_extracts_a_page_with_the_spiders_method(monkeypatc
         calls.append((html, extractor, kwargs))
         return real_extract(html, extractor, **kwargs)
 
-    monkeypatch.setattr("scrapy_boilerplate.extract", spy)
+    monkeypatch.setattr("scrapy_boilerplate.core.extract.extract", spy)
     runner = Runner("thread", workers=2, timeout=5.0)
     try:
         await runner.warm_up("justext", {"length_low": 50})
@@ -579,7 +579,7 @@ async def test_warm_up_failure_is_left_to_the_first_page(monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("model file is corrupt")
 
-    monkeypatch.setattr("scrapy_boilerplate.extract", broken)
+    monkeypatch.setattr("scrapy_boilerplate.core.extract.extract", broken)
     runner = Runner("thread", workers=1)
     try:
         await runner.warm_up("cnr")  # no exception: the first page reports the problem
@@ -594,7 +594,7 @@ async def test_warm_up_failure_is_left_to_the_first_page(monkeypatch):
 async def test_a_pool_replaced_after_a_timeout_is_warmed_before_pages_reach_it():
     import time as _time
 
-    from scrapy_boilerplate._execution import ExtractionTimeout
+    from scrapy_boilerplate.scrapy.runner import ExtractionTimeout
 
     runner = Runner("process", workers=1, timeout=1.0)
     try:

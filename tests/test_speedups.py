@@ -1,4 +1,4 @@
-"""The compiled walk (``scrapy_boilerplate._speedups``) against the Python one it replaces.
+"""The compiled walk (``scrapy_boilerplate.core._speedups``) against the Python one it replaces.
 
 ``document._justext_segment`` is the reference: jusText's segmentation, and CNR's nodes
 recorded on the same walk. The compiled walk must give exactly the same blocks (every
@@ -20,8 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from scrapy_boilerplate import _compiled, document, extract, parse
-from scrapy_boilerplate.document import (
+from scrapy_boilerplate import extract, parse
+from scrapy_boilerplate.core import compiled as _compiled
+from scrapy_boilerplate.core import document
+from scrapy_boilerplate.core.document import (
     JUSTEXT_REFERENCE_REMOVED,
     JUSTEXT_REFERENCE_UNWRAPPED,
     CNRNodes,
@@ -33,12 +35,12 @@ from scrapy_boilerplate.extractors.cnr import MENU_TAGS, NON_CONTENT_TAGS
 from test_properties import pages as generated_pages
 
 try:
-    from scrapy_boilerplate import _speedups
+    from scrapy_boilerplate.core import _speedups
 except ImportError:  # pragma: no cover - depends on the build
     _speedups = None
     if os.environ.get("BOILERPLATE_REQUIRE_SPEEDUPS") == "1":
         raise
-    pytestmark = pytest.mark.skip(reason="scrapy_boilerplate._speedups is not built")
+    pytestmark = pytest.mark.skip(reason="scrapy_boilerplate.core._speedups is not built")
 
 PAGES = Path(__file__).parent / "pages"
 #: What both walks record (the two tag sets are their input; only the compiled walk
@@ -338,7 +340,7 @@ def test_extractions_equal_without_speedups(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_deadline_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
-    from scrapy_boilerplate._deadline import ExtractionTimeout, deadline
+    from scrapy_boilerplate.core.deadline import ExtractionTimeout, deadline
 
     doc = parse("<body>" + "<p>block</p>" * 600 + "</body>")
     with deadline(0.0), pytest.raises(ExtractionTimeout):
@@ -489,7 +491,7 @@ def test_block_element_and_extra_are_made_when_read() -> None:
 
 
 def test_result_blocks_equal_python() -> None:
-    from scrapy_boilerplate import result
+    from scrapy_boilerplate.core import result
 
     segments = parse((PAGES / "forum_thread.html").read_bytes()).justext_blocks()
     segments.append(document.TextBlock("", None, "p", "/p", "p", 0))  # no text: density 0

@@ -11,7 +11,7 @@ import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 import scrapy_boilerplate as sb
-from scrapy_boilerplate.errors import InvalidParameter
+from scrapy_boilerplate.core.errors import InvalidParameter
 from scrapy_boilerplate.extractors.vips import (
     Layout,
     LNode,
@@ -480,7 +480,7 @@ async def test_crawl_with_vips_uses_the_layout_the_request_carries(mode):
 
 
 def test_layout_from_meta_prefers_the_explicit_key():
-    from scrapy_boilerplate.middleware import LAYOUT_KEY, layout_from_meta
+    from scrapy_boilerplate.extractors.vips import LAYOUT_KEY, layout_from_meta
 
     snap = {"documents": [], "strings": []}
 

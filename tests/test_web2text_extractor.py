@@ -11,7 +11,8 @@ import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_boilerplate import CONTENT, extract
-from scrapy_boilerplate.errors import BoilerplateError, InvalidParameter
+from scrapy_boilerplate.core.errors import BoilerplateError, InvalidParameter
+from scrapy_boilerplate.core.registry import available
 from scrapy_boilerplate.extractors.web2text import Web2TextExtractor
 from scrapy_boilerplate.extractors.web2text.extractor import join_leaves
 from scrapy_boilerplate.extractors.web2text.features import N_BLOCK, N_EDGE
@@ -22,7 +23,6 @@ from scrapy_boilerplate.extractors.web2text.model import (
     ModelError,
     load_model,
 )
-from scrapy_boilerplate.registry import available
 from scrapy_helpers import ARTICLE, PAGES, PagesSpider, boilerplate_stats, crawl
 
 PARAGRAPH = (

@@ -10,7 +10,7 @@ import lxml.etree as etree
 import numpy as np
 import pytest
 
-from scrapy_boilerplate.document import parse
+from scrapy_boilerplate.core.document import parse
 from scrapy_boilerplate.extractors.web2text.features import (
     BLOCK_BINARY,
     BLOCK_FEATURE_NAMES,

@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from scrapy_boilerplate.errors import UnsupportedInput
+from scrapy_boilerplate.core.errors import UnsupportedInput
 from scrapy_boilerplate.extractors.web2text.labelling import (
     BOX,
     _Aligner,

@@ -84,9 +84,9 @@ class FocusedSpider(ArticleSpider):
     name = "focused"
     custom_settings: ClassVar[dict[str, Any]] = {
         "SPIDER_MIDDLEWARES": {
-            "scrapy_boilerplate.entity_pipeline.EntitySpiderMiddleware": 600,
+            "scrapy_boilerplate.scrapy.entities.EntitySpiderMiddleware": 600,
         },
-        "ITEM_PIPELINES": {"scrapy_boilerplate.entity_pipeline.EntityPipeline": 300},
+        "ITEM_PIPELINES": {"scrapy_boilerplate.scrapy.entities.EntityPipeline": 300},
         "BOILERPLATE_ENTITY_TOP_K": 3,
     }
 

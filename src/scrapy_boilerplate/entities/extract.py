@@ -15,10 +15,10 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
-from .._deadline import check
-from ..document import Document, parse
-from ..errors import UnsupportedInput
-from .features import (
+from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.document import Document, parse
+from scrapy_boilerplate.core.errors import UnsupportedInput
+from scrapy_boilerplate.entities.features import (
     PageIndex,
     Part,
     Query,
@@ -32,8 +32,8 @@ from .features import (
     query_features,
     structural_parts,
 )
-from .model import Model, normalise
-from .predicates import Candidate, generate
+from scrapy_boilerplate.entities.model import Model, normalise
+from scrapy_boilerplate.entities.predicates import Candidate, generate
 
 MODEL_DIR = Path(__file__).parent / "model"
 DEFAULT_MODEL = MODEL_DIR / "entities.json"

@@ -31,8 +31,8 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
-from .pageindex import PageIndex, _tag
-from .predicates import Candidate
+from scrapy_boilerplate.entities.pageindex import PageIndex, _tag
+from scrapy_boilerplate.entities.predicates import Candidate
 
 Features = dict[str, float]
 

@@ -19,7 +19,7 @@ from operator import mul
 from pathlib import Path
 from typing import Any
 
-from .features import Features
+from scrapy_boilerplate.entities.features import Features
 
 MODEL_FORMAT = 1
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
 
-from .._deadline import check
-from .pageindex import PageIndex
+from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.entities.pageindex import PageIndex
 
 ANY = None
 ALL_BUT_FIRST = "1:"

@@ -43,13 +43,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import _compiled
-from .._deadline import check
-from .._params import Param
-from ..document import CNRNodes, Document, TextBlock, justext_segment
-from ..errors import InvalidParameter
-from ..registry import Extractor
-from ..result import BOILERPLATE, CONTENT, Extraction, blocks_from_segments
+from scrapy_boilerplate.core import compiled as _compiled
+from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.document import CNRNodes, Document, TextBlock, justext_segment
+from scrapy_boilerplate.core.errors import InvalidParameter
+from scrapy_boilerplate.core.params import Param
+from scrapy_boilerplate.core.registry import Extractor
+from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Extraction, blocks_from_segments
 
 #: The paper's nonContentNodes by tag: weight 1, textLength 0, CNR 0, children no nodes.
 #: "nodes mainly used for menus (e.g., nav and a)", "irrelevant nodes (e.g., script, video

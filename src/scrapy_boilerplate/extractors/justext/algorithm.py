@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._params import Param
-from ...document import Document, TextBlock
-from ...errors import InvalidParameter
-from ...registry import Extractor
-from ...result import BOILERPLATE, CONTENT, Extraction, blocks_from_segments
-from . import languages
+from scrapy_boilerplate.core.document import Document, TextBlock
+from scrapy_boilerplate.core.errors import InvalidParameter
+from scrapy_boilerplate.core.params import Param
+from scrapy_boilerplate.core.registry import Extractor
+from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Extraction, blocks_from_segments
+from scrapy_boilerplate.extractors.justext import languages
 
 GOOD, BAD, SHORT, NEAR_GOOD = "good", "bad", "short", "near-good"
 

@@ -25,7 +25,7 @@ from importlib import resources
 from itertools import chain
 from typing import TYPE_CHECKING
 
-from ...errors import InvalidParameter
+from scrapy_boilerplate.core.errors import InvalidParameter
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable

@@ -8,13 +8,24 @@ Entry points: ``scrapy_boilerplate.extract(html, extractor="vips")``, :func:`seg
 :class:`Layout`, :func:`render_snapshot` / :func:`capture_snapshot` for the rendered layout.
 """
 
-from .algorithm import VipsConfig, VisualBlock, segment, tree_to_dict
-from .extractor import VipsExtractor, attach_layout
-from .layout import Layout, LNode, from_snapshot
-from .render import RenderError, capture_snapshot, render_snapshot
-from .static import static_layout
+from scrapy_boilerplate.extractors.vips.algorithm import (
+    VipsConfig,
+    VisualBlock,
+    segment,
+    tree_to_dict,
+)
+from scrapy_boilerplate.extractors.vips.extractor import (
+    LAYOUT_KEY,
+    VipsExtractor,
+    attach_layout,
+    layout_from_meta,
+)
+from scrapy_boilerplate.extractors.vips.layout import Layout, LNode, from_snapshot
+from scrapy_boilerplate.extractors.vips.render import RenderError, capture_snapshot, render_snapshot
+from scrapy_boilerplate.extractors.vips.static import static_layout
 
 __all__ = [
+    "LAYOUT_KEY",
     "LNode",
     "Layout",
     "RenderError",
@@ -24,6 +35,7 @@ __all__ = [
     "attach_layout",
     "capture_snapshot",
     "from_snapshot",
+    "layout_from_meta",
     "render_snapshot",
     "segment",
     "static_layout",

@@ -32,8 +32,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..._deadline import check
-from .layout import Boxed, Layout, LNode
+from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.extractors.vips.layout import Boxed, Layout, LNode
 
 #: "Inline text tags" (TR 4.1, after HTML 4.01): they change how text looks without a line
 #: break. Every other tag makes a line-break node.

@@ -23,16 +23,17 @@ call; for many pages render once and attach); or a path to a saved layout or CDP
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..._deadline import check
-from ..._params import Param
-from ...document import Document
-from ...errors import InvalidParameter
-from ...registry import Extractor
-from ...result import BOILERPLATE, CONTENT, Block, Extraction
-from .algorithm import (
+from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.document import Document
+from scrapy_boilerplate.core.errors import InvalidParameter
+from scrapy_boilerplate.core.params import Param
+from scrapy_boilerplate.core.registry import Extractor
+from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Block, Extraction
+from scrapy_boilerplate.extractors.vips.algorithm import (
     DEFAULT_CHILD_SIZE,
     DEFAULT_TAG_DOC,
     DEFAULT_TEXT_SIZE,
@@ -41,8 +42,8 @@ from .algorithm import (
     segment,
     tree_to_dict,
 )
-from .layout import Layout, LNode
-from .render import RenderError
+from scrapy_boilerplate.extractors.vips.layout import Layout, LNode
+from scrapy_boilerplate.extractors.vips.render import RenderError
 
 _CACHE_KEY = "vips_layout"
 
@@ -186,6 +187,28 @@ PARAMS = (
 )
 
 
+#: Request meta: the page's rendered layout for VIPS (a CDP ``DOMSnapshot.captureSnapshot``
+#: result or a saved layout's JSON). With scrapy-playwright, a
+#: ``PageMethod(scrapy_boilerplate.extractors.vips.capture_snapshot)`` in
+#: ``playwright_page_methods`` is found without it.
+LAYOUT_KEY = "boilerplate_layout"
+
+
+def layout_from_meta(meta: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The rendered layout a request carries (see :data:`LAYOUT_KEY`), or None."""
+    layout = meta.get(LAYOUT_KEY)
+    if isinstance(layout, dict):
+        return layout
+    methods = meta.get("playwright_page_methods") or ()
+    if isinstance(methods, dict):
+        methods = methods.values()
+    for method in methods:
+        result = getattr(method, "result", None)
+        if isinstance(result, dict) and "documents" in result and "strings" in result:
+            return result
+    return None
+
+
 def attach_layout(doc: Document, layout: Layout | dict[str, Any]) -> Document:
     """Give ``doc`` the layout VIPS should use with ``layout="auto"`` (a :class:`Layout`,
     a saved layout's JSON or a raw CDP snapshot, e.g. from scrapy-playwright)."""
@@ -230,7 +253,7 @@ def get_layout(doc: Document, params: dict[str, Any]) -> Layout:
             return cached
         source = "static"
     if source == "static":
-        from .static import static_layout
+        from scrapy_boilerplate.extractors.vips.static import static_layout
 
         return static_layout(doc, width)
     if source == "rendered":
@@ -255,8 +278,8 @@ def render_layout(doc: Document, width: int, timeout: float) -> Layout:
     style sheets load; else its serialised HTML)."""
     from lxml import etree
 
-    from .layout import from_snapshot
-    from .render import render_snapshot
+    from scrapy_boilerplate.extractors.vips.layout import from_snapshot
+    from scrapy_boilerplate.extractors.vips.render import render_snapshot
 
     if doc.url and doc.url.startswith("file:"):
         snapshot = render_snapshot(url=doc.url, width=width, timeout=timeout)
@@ -345,6 +368,14 @@ class VipsExtractor(Extractor):
                 "parameter 'small_size' must not exceed 'large_size'", "small_size"
             )
         return checked
+
+    def context_from_meta(self, meta: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The rendered layout a crawl request carries (:func:`layout_from_meta`)."""
+        return layout_from_meta(meta)
+
+    def with_context(self, doc: Document, context: Any) -> Document:
+        """``doc`` with the request's layout attached (used by ``layout="auto"``)."""
+        return attach_layout(doc, context)
 
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
         t0 = time.perf_counter()

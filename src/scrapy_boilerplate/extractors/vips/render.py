@@ -20,7 +20,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
-from .layout import SNAPSHOT_STYLES
+from scrapy_boilerplate.extractors.vips.layout import SNAPSHOT_STYLES
 
 #: Chromium's path; ``SCRAPY_BOILERPLATE_CHROMIUM`` overrides it.
 CHROMIUM = os.environ.get("SCRAPY_BOILERPLATE_CHROMIUM", "/usr/bin/chromium")

@@ -24,9 +24,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..._deadline import check
-from ...document import Document
-from .layout import TEXT, Layout, LNode, parse_color
+from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.document import Document
+from scrapy_boilerplate.extractors.vips.layout import TEXT, Layout, LNode, parse_color
 
 MAX_DEPTH = 180
 BASE_FONT = 16.0

@@ -7,10 +7,10 @@ For your own training data: :func:`label_page` / :func:`align_blocks` (the autom
 labelling of section 4.1), :func:`page_features`, and ``scrapy-boilerplate train``.
 """
 
-from .extractor import Web2TextExtractor
-from .features import page_features
-from .labelling import align_blocks, label_page
-from .model import ModelError, load_model, shipped_models
+from scrapy_boilerplate.extractors.web2text.extractor import Web2TextExtractor
+from scrapy_boilerplate.extractors.web2text.features import page_features
+from scrapy_boilerplate.extractors.web2text.labelling import align_blocks, label_page
+from scrapy_boilerplate.extractors.web2text.model import ModelError, load_model, shipped_models
 
 __all__ = [
     "ModelError",

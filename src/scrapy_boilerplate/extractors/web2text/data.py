@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ...document import parse
-from ...errors import BoilerplateError
-from .train import PageData
+from scrapy_boilerplate.core.document import parse
+from scrapy_boilerplate.core.errors import BoilerplateError
+from scrapy_boilerplate.extractors.web2text.train import PageData
 
 logger = logging.getLogger(__name__)
 
@@ -31,8 +31,8 @@ def page_data(
 
     None when the page cannot be parsed or has no text block.
     """
-    from .features import page_features
-    from .labelling import align_blocks
+    from scrapy_boilerplate.extractors.web2text.features import page_features
+    from scrapy_boilerplate.extractors.web2text.labelling import align_blocks
 
     try:
         doc = parse(html)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._deadline import check
-from ..._params import Param
-from ...document import Document
-from ...registry import Extractor
-from ...result import BOILERPLATE, CONTENT, Block, Extraction
-from .model import load_model
-from .viterbi import viterbi
+from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.document import Document
+from scrapy_boilerplate.core.params import Param
+from scrapy_boilerplate.core.registry import Extractor
+from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Block, Extraction
+from scrapy_boilerplate.extractors.web2text.model import load_model
+from scrapy_boilerplate.extractors.web2text.viterbi import viterbi
 
 PARAMS = (
     Param(
@@ -62,7 +62,10 @@ class Web2TextExtractor(Extractor):
         return checked
 
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
-        from .features import EDGE_FEATURE_NAMES, page_features
+        from scrapy_boilerplate.extractors.web2text.features import (
+            EDGE_FEATURE_NAMES,
+            page_features,
+        )
 
         leaves = doc.leaf_blocks()
         model = load_model(params["model"])

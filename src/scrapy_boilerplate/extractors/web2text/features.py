@@ -116,8 +116,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._deadline import check
-from ...document import Document
+from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.document import Document
 
 __all__ = [
     "BLOCK_BINARY",

@@ -64,8 +64,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...document import TextBlock, parse
-from ...errors import UnsupportedInput
+from scrapy_boilerplate.core.document import TextBlock, parse
+from scrapy_boilerplate.core.errors import UnsupportedInput
 
 #: Length of the snippets that anchor the alignment (the paper's 10 characters).
 WINDOW = 10
@@ -528,8 +528,8 @@ def label_page(
     """Parse a page, take its DOM-leaf blocks and label them against ``clean_text``.
 
     For users' own (html, clean text) pairs. A page without any text (empty or blank input)
-    gives ``([], [])``; other input :func:`~scrapy_boilerplate.document.parse` refuses (binary,
-    XML, too large) raises :class:`~scrapy_boilerplate.errors.UnsupportedInput`.
+    gives ``([], [])``; other input :func:`~scrapy_boilerplate.core.document.parse` refuses (binary,
+    XML, too large) raises :class:`~scrapy_boilerplate.core.errors.UnsupportedInput`.
     """
     try:
         blocks = parse(html).leaf_blocks()

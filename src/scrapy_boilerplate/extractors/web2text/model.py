@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import BoilerplateError
+from scrapy_boilerplate.core.errors import BoilerplateError
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 DEFAULT_MODEL = MODEL_DIR / "web2text.onnx"

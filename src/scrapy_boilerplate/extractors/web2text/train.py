@@ -84,7 +84,7 @@ from typing import Any
 
 import numpy as np
 
-from .model import FEATURE_VERSION
+from scrapy_boilerplate.extractors.web2text.model import FEATURE_VERSION
 
 logger = logging.getLogger(__name__)
 
@@ -463,7 +463,12 @@ def train(
     networks), to measure how much the seed alone moves a score; the chosen model is
     written to ``out`` as always.
     """
-    from .features import BLOCK_BINARY, EDGE_BINARY, N_BLOCK, N_EDGE
+    from scrapy_boilerplate.extractors.web2text.features import (
+        BLOCK_BINARY,
+        EDGE_BINARY,
+        N_BLOCK,
+        N_EDGE,
+    )
 
     torch = _torch()
     torch.set_num_threads(max(1, torch.get_num_threads()))

@@ -13,10 +13,10 @@ from weakref import WeakKeyDictionary
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
-from ._execution import ExtractionTimeout, Runner
-from ._items import ItemWriter
-from .result import Extraction
-from .settings import BoilerplateSettingsError, Config
+from scrapy_boilerplate.core.result import Extraction
+from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
+from scrapy_boilerplate.scrapy.items import ItemWriter
+from scrapy_boilerplate.scrapy.runner import ExtractionTimeout, Runner
 
 logger = logging.getLogger("scrapy_boilerplate")
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InvalidParameter
+from scrapy_boilerplate.core.errors import InvalidParameter
 
 _MISSING = object()
 

@@ -3,7 +3,7 @@
 It adds the downloader middleware (545), the decoding middleware (585), the spider
 middleware (600) and the pipeline (200) unless the project already lists them (a user's
 own priority, or ``None`` to disable one, wins). It sets nothing else: every
-``BOILERPLATE_*`` default lives in :mod:`scrapy_boilerplate.settings`, and the reactor is
+``BOILERPLATE_*`` default lives in :mod:`scrapy_boilerplate.scrapy.config`, and the reactor is
 left alone.
 """
 
@@ -13,12 +13,12 @@ from typing import Any
 
 from scrapy.utils.misc import load_object
 
-from .middleware import (
+from scrapy_boilerplate.scrapy.middlewares import (
     BoilerplateDecodeMiddleware,
     BoilerplateDownloaderMiddleware,
     BoilerplateSpiderMiddleware,
 )
-from .pipelines import BoilerplatePipeline
+from scrapy_boilerplate.scrapy.pipelines import BoilerplatePipeline
 
 DOWNLOADER_MIDDLEWARE_PRIORITY = 545
 DECODE_MIDDLEWARE_PRIORITY = 585

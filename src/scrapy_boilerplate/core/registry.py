@@ -7,24 +7,25 @@ or in its packaging metadata::
     mymethod = "mypackage.module:MyExtractor"
 
 An extractor is a subclass of :class:`Extractor`: a ``name``, a ``params``
-spec (a tuple of :class:`~scrapy_boilerplate._params.Param`) and an
+spec (a tuple of :class:`~scrapy_boilerplate.core.params.Param`) and an
 ``extract(doc, params)`` method returning an
-:class:`~scrapy_boilerplate.result.Extraction`. One instance is made per
+:class:`~scrapy_boilerplate.core.result.Extraction`. One instance is made per
 process and reused (models load once).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ._params import Param, validate
-from .errors import UnknownExtractor
+from scrapy_boilerplate.core.errors import UnknownExtractor
+from scrapy_boilerplate.core.params import Param, validate
 
 if TYPE_CHECKING:
-    from .document import Document
-    from .result import Extraction
+    from scrapy_boilerplate.core.document import Document
+    from scrapy_boilerplate.core.result import Extraction
 
 ENTRY_POINT_GROUP = "scrapy_boilerplate.extractors"
 
@@ -50,6 +51,21 @@ class Extractor:
         """Label the blocks of ``doc`` with already validated ``params``."""
         raise NotImplementedError
 
+    def context_from_meta(self, meta: Mapping[str, Any]) -> Any:
+        """What this method reads from a crawl request's meta besides its parameters, or
+        None (most methods: nothing).
+
+        The Scrapy glue calls it on the reactor thread for the method a request uses and
+        hands the value to :meth:`with_context` where the page is extracted, so the glue
+        never names a method. The value may cross to a worker process: plain data only.
+        VIPS returns the page's rendered layout.
+        """
+        return None
+
+    def with_context(self, doc: Document, context: Any) -> Document:
+        """``doc`` carrying ``context`` (from :meth:`context_from_meta`, not None)."""
+        return doc
+
 
 _classes: dict[str, type[Extractor] | str] = dict(_BUILTIN)
 _instances: dict[str, Extractor] = {}
@@ -61,6 +77,13 @@ def register(name: str, extractor: type[Extractor] | str) -> None:
     """Register ``extractor`` (a class or a ``"module:Class"`` path) under ``name``."""
     with _lock:
         _classes[name] = extractor
+        _instances.pop(name, None)
+
+
+def unregister(name: str) -> None:
+    """Forget the extractor registered under ``name`` (a no-op when there is none)."""
+    with _lock:
+        _classes.pop(name, None)
         _instances.pop(name, None)
 
 
@@ -80,7 +103,8 @@ def available() -> list[str]:
         return sorted(_classes)
 
 
-def _import(path: str) -> type[Extractor]:
+def import_class(path: str) -> Any:
+    """The object ``"package.module:Name"`` names (imported now; not checked)."""
     from importlib import import_module
 
     module, _, attr = path.partition(":")
@@ -99,6 +123,6 @@ def get(name: str) -> Extractor:
         if target is None:
             raise UnknownExtractor(name, list(_classes))
         if name not in _instances:
-            cls = _import(target) if isinstance(target, str) else target
+            cls = import_class(target) if isinstance(target, str) else target
             _instances[name] = cls()
         return _instances[name]

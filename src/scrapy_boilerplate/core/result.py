@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import _compiled
+from scrapy_boilerplate.core import compiled as _compiled
 
 CONTENT = "content"
 BOILERPLATE = "boilerplate"

@@ -19,9 +19,9 @@ import lxml.etree as etree
 import numpy as np
 from w3lib.encoding import html_to_unicode, read_bom, resolve_encoding
 
-from . import _compiled
-from ._deadline import check
-from .errors import UnsupportedInput
+from scrapy_boilerplate.core import compiled as _compiled
+from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.errors import UnsupportedInput
 
 #: Elements whose content is never page text (shared by every method).
 REMOVED_TAGS = frozenset(
@@ -394,7 +394,7 @@ def parse(
     Bytes are decoded as Scrapy and w3lib do it (BOM, then ``encoding``, then the
     declared ``<meta charset>``, then UTF-8); when the declared encoding does not
     fit the bytes, the decoding with fewest errors wins. Raises
-    :class:`~scrapy_boilerplate.errors.UnsupportedInput` for empty, binary, XML or
+    :class:`~scrapy_boilerplate.core.errors.UnsupportedInput` for empty, binary, XML or
     oversize input (over ``max_size`` bytes or characters, or over ``max_nodes``
     elements; 0 turns a limit off).
     """
@@ -410,7 +410,7 @@ def parse(
             raise UnsupportedInput("empty", "no bytes")
         if max_size and len(data) > max_size:
             raise UnsupportedInput("too-large", f"{len(data)} bytes > max_size {max_size}")
-        _check_binary(data)
+        check_binary(data)
         encoding, text = _decode(data, encoding)
     elif isinstance(html, str):
         text = html
@@ -434,9 +434,9 @@ def parse(
     text = _XML_DECL.sub("", text, count=1)
     # libxml2 reads UTF-8 natively: the decoded text goes in as UTF-8 bytes with the
     # encoding fixed (a <meta charset> or XML declaration no longer applies). Same tree as
-    # from the str, about 20 % faster; and the scans of _check_markup are faster on bytes.
+    # from the str, about 20 % faster; and the scans of check_markup are faster on bytes.
     data = _compiled.call("utf8", _utf8, text)
-    tags = _check_markup(data, max_nodes)
+    tags = check_markup(data, max_nodes)
     parser = _parser()
     try:
         root = etree.fromstring(data, parser)
@@ -501,7 +501,7 @@ def _many_attributes(data: bytes, limit: int) -> bool:
     return pattern.search(data) is not None
 
 
-def _check_markup(data: bytes, max_nodes: int) -> int:
+def check_markup(data: bytes, max_nodes: int) -> int:
     """Refuse, before parsing, markup that would hold the parser or fill memory; return
     the page's number of ``<``.
 
@@ -601,7 +601,7 @@ def _tree_root(obj: Any) -> Any:
     return None
 
 
-def _check_binary(data: bytes) -> None:
+def check_binary(data: bytes) -> None:
     """Refuse bytes that are not text (reason ``binary``)."""
     if _looks_binary(data):
         raise UnsupportedInput("binary", "not text (binary signature or control bytes)")
@@ -979,7 +979,7 @@ def justext_segment(
     """jusText's paragraphs of the tree under ``root``; with ``nodes``, the same walk records
     the CNR nodes into it (see :class:`CNRNodes`).
 
-    The compiled walk (``scrapy_boilerplate._speedups``, built at install where a C
+    The compiled walk (``scrapy_boilerplate.core._speedups``, built at install where a C
     compiler is at hand) gives exactly what :func:`_justext_segment` gives, several times
     faster; without it, or on a tree it does not handle, or with ``_compiled.ENABLED`` set
     to False, the pure-Python walk runs.

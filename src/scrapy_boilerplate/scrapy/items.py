@@ -1,4 +1,4 @@
-"""Writing an :class:`~scrapy_boilerplate.result.Extraction` into items of every kind.
+"""Writing an :class:`~scrapy_boilerplate.core.result.Extraction` into items of every kind.
 
 Items are reached only through :class:`itemadapter.ItemAdapter` (dict, ``scrapy.Item``,
 dataclass, attrs, pydantic). Values are plain JSON types, so feed exports, JOBDIR
@@ -11,12 +11,12 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
-from .result import Extraction, to_jsonable
-from .settings import Config
+from scrapy_boilerplate.core.result import Extraction, to_jsonable
+from scrapy_boilerplate.scrapy.config import Config
 
 
 def output_value(result: Extraction, output: str) -> Any:
-    """The plain-JSON value of one output (see :data:`scrapy_boilerplate.settings.OUTPUTS`)."""
+    """The plain-JSON value of one output (see :data:`scrapy_boilerplate.scrapy.config.OUTPUTS`)."""
     if output == "blocks":
         return result.block_dicts()
     if output == "markdown":

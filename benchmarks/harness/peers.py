@@ -192,7 +192,7 @@ def our_names() -> tuple[list[str], str | None]:
 
 def _ours(name: str, params: dict[str, Any]) -> Run:
     import scrapy_boilerplate as sb
-    from scrapy_boilerplate import registry
+    from scrapy_boilerplate.core import registry
 
     registry.get(name)  # import the method now: a broken one fails here, not while timed
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
-from .errors import BoilerplateError
+from scrapy_boilerplate.core.errors import BoilerplateError
 
 
 class ExtractionTimeout(BoilerplateError, TimeoutError):

@@ -16,7 +16,7 @@ from typing import Any
 ENABLED = True
 
 try:  # _speedups imports the document model lazily, so importing it here makes no cycle
-    from . import _speedups
+    from scrapy_boilerplate.core import _speedups
 except ImportError:  # not built: every step runs in Python
     _speedups = None
 

@@ -16,10 +16,10 @@ from typing import Any
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
-from ._state import Component
-from .middleware import write_item
-from .result import Extraction
-from .settings import BOILERPLATE_MAX_NODES
+from scrapy_boilerplate.core.result import Extraction
+from scrapy_boilerplate.scrapy.config import BOILERPLATE_MAX_NODES
+from scrapy_boilerplate.scrapy.middlewares import write_item
+from scrapy_boilerplate.scrapy.state import Component
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ def _extract_html(
     params: dict[str, Any],
     max_nodes: int = BOILERPLATE_MAX_NODES,
 ) -> Extraction:
-    from . import extract
+    from scrapy_boilerplate.core.extract import extract
 
     return extract(html, extractor, url=url, max_nodes=max_nodes, **params)
 

@@ -31,7 +31,7 @@ class UnsupportedInput(BoilerplateError):
     """The input is not an HTML page we can work on (empty, binary, XML, too large...).
 
     :func:`scrapy_boilerplate.extract` turns it into an empty
-    :class:`~scrapy_boilerplate.result.Extraction` whose ``reason`` is :attr:`reason`.
+    :class:`~scrapy_boilerplate.core.result.Extraction` whose ``reason`` is :attr:`reason`.
     """
 
     def __init__(self, reason: str, detail: str = "") -> None:

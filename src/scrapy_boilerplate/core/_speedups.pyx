@@ -84,7 +84,7 @@ cdef _bind():
     global _TextBlock, _plain_steps, _simple_name, _check, _block_tags, _CACHE_CHAIN
     global _removed_tag_count, _text_length, _noscript_chars, _react_streamed, _hidden_style
     from . import document
-    from ._deadline import check
+    from .deadline import check
 
     _TextBlock = document.TextBlock
     _bind_text_block(_TextBlock, document._TEXT_BLOCK_SLOTS)
@@ -814,7 +814,7 @@ cdef Py_ssize_t _walked_below(xmlNode* top) noexcept:
 
 
 def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
-    """:func:`scrapy_boilerplate.document._justext_segment`, compiled (same arguments, same
+    """:func:`scrapy_boilerplate.core.document._justext_segment`, compiled (same arguments, same
     result); raises :class:`Unsupported` on a tree it does not handle."""
     if _TextBlock is None:
         _bind()
@@ -1194,7 +1194,7 @@ cdef inline bint _name_is(const unsigned char* name, const char* expected) noexc
 
 
 def find_removed(root):
-    """:func:`scrapy_boilerplate.document._find_removed`, compiled: one pass over the tree
+    """:func:`scrapy_boilerplate.core.document._find_removed`, compiled: one pass over the tree
     instead of ``root.iter(*tags)`` and three XPath attribute scans, the same set.
 
     Like ``//@style | //@hidden | //@type``, the attributes of the whole document are

@@ -1,4 +1,4 @@
-"""``scrapy-boilerplate bench`` / ``python benchmarks/run.py``: quality and speed against peers.
+"""``python benchmarks/run.py``: quality and speed against peers.
 
 For each dataset and extractor: text P/R/F1 (word 4-grams), snippet P/R/F1/accuracy, block
 P/R/F1/accuracy where the gold allows them (see :mod:`.metrics`), median and mean ms per
@@ -43,7 +43,7 @@ _TINY = "<html><body><h1>Warm-up</h1><p>This is a short paragraph of text.</p></
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser (reused by the ``scrapy-boilerplate bench`` subcommand)."""
+    """The argument parser."""
     p = argparse.ArgumentParser(prog=prog, description=DESCRIPTION)
     p.add_argument(
         "--data",

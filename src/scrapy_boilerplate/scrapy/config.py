@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import registry
-from .errors import BoilerplateError, InvalidParameter, UnknownExtractor
+from scrapy_boilerplate.core import registry
+from scrapy_boilerplate.core.errors import BoilerplateError, InvalidParameter, UnknownExtractor
 
 #: Turn every component of the plugin on or off.
 BOILERPLATE_ENABLED = True
@@ -210,7 +210,7 @@ class Config:
 
         ``meta["boilerplate"] = {"extractor": "cnr", "params": {...}}``: choosing another
         method drops the settings' thresholds (they belong to the configured method).
-        Raises :class:`~scrapy_boilerplate.errors.BoilerplateError` on a bad override.
+        Raises :class:`~scrapy_boilerplate.core.errors.BoilerplateError` on a bad override.
         """
         override = meta.get("boilerplate")
         if not override:
@@ -258,7 +258,7 @@ def resolve_extractor(name: str, setting: str) -> str:
             ) from None
     target = name if ":" in name else ":".join(name.rsplit(".", 1))
     try:
-        cls = registry._import(target)
+        cls = registry.import_class(target)
     except (ImportError, AttributeError, ValueError) as exc:
         raise BoilerplateSettingsError(setting, f"cannot import {name!r}: {exc}") from None
     if not (isinstance(cls, type) and issubclass(cls, registry.Extractor)):

@@ -5,7 +5,6 @@ Sub-commands:
 - ``extract FILE|URL|-``: run one extractor on a page and print its main text, the
   full result as JSON, Markdown, or an HTML view of the page with every block outlined;
 - ``list``: the registered extractors and their parameters;
-- ``bench``: the benchmark (:mod:`scrapy_boilerplate.benchmark.runner`).
 
 Every parameter of every registered extractor (built-in or third-party) becomes an
 option of ``extract`` (``length_low`` -> ``--length-low``); an option that does not
@@ -21,7 +20,6 @@ from __future__ import annotations
 import argparse
 import codecs
 import importlib
-import inspect
 import json
 import os
 import re
@@ -33,10 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from . import __version__, registry
-from ._params import Param
-from .errors import InvalidParameter, UnknownExtractor
-from .result import Extraction
+from scrapy_boilerplate import __version__
+from scrapy_boilerplate.core import registry
+from scrapy_boilerplate.core.errors import InvalidParameter, UnknownExtractor
+from scrapy_boilerplate.core.params import Param
+from scrapy_boilerplate.core.result import Extraction
 
 PROG = "scrapy-boilerplate"
 DEFAULT_EXTRACTOR = "justext"
@@ -353,12 +352,6 @@ def build_parser(
     en.add_argument("--model", default=None, help="a model file of your own (JSON)")
     en.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
 
-    sub.add_parser(
-        "bench",
-        help="run the benchmark (see 'bench --help')",
-        add_help=False,
-        description="Run the benchmark; every argument goes to the runner.",
-    )
     return parser, options
 
 
@@ -485,7 +478,7 @@ def render(result: Extraction, fmt: str, page: Any, url: str | None, encoding: s
     if fmt == "markdown":
         return result.to_markdown()
     if fmt == "html":
-        from ._htmlview import render_view
+        from scrapy_boilerplate.cli.htmlview import render_view
 
         return render_view(page, result, url=url, encoding=encoding)
     return result.main_text + "\n" if result.main_text else ""
@@ -501,10 +494,10 @@ def _png(
         raise UsageError("--format png draws VIPS's visual blocks: use --extractor vips")
     if args.output in (None, "-"):
         raise UsageError("--format png writes a picture: give --output FILE.png")
-    from . import extract, parse
-    from .errors import UnsupportedInput
-    from .extractors.vips import RenderError, attach_layout
-    from .extractors.vips.render import render_png
+    from scrapy_boilerplate import extract, parse
+    from scrapy_boilerplate.core.errors import UnsupportedInput
+    from scrapy_boilerplate.extractors.vips import RenderError, attach_layout
+    from scrapy_boilerplate.extractors.vips.render import render_png
 
     def draw(snapshot: dict[str, Any]) -> tuple[list[dict[str, Any]], Extraction]:
         doc = attach_layout(parse(page, url=url, encoding=encoding), snapshot)
@@ -609,7 +602,7 @@ def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
     url = args.url or fetched_url
     encoding = encoding or charset
 
-    from . import extract
+    from scrapy_boilerplate import extract
 
     if name == "vips" and url is None and args.input != "-" and not _URL_RE.match(args.input):
         url = Path(args.input).resolve().as_uri()  # a rendered layout loads its style sheets
@@ -639,7 +632,7 @@ def describe_extractors(
     specs: dict[str, tuple[Param, ...]], failures: dict[str, str]
 ) -> list[dict[str, Any]]:
     """The data of ``list``: each extractor with its parameters (or why it cannot load)."""
-    from .result import to_jsonable
+    from scrapy_boilerplate.core.result import to_jsonable
 
     out: list[dict[str, Any]] = []
     for name in sorted(set(specs) | set(failures), key=lambda n: (n != DEFAULT_EXTRACTOR, n)):
@@ -695,7 +688,7 @@ def cmd_list(
 
 def cmd_train(args: argparse.Namespace) -> int:
     """``train``: a Web2Text model from a folder of (html, text) pairs."""
-    from .extractors.web2text.data import folder_pairs, load_folder, split_pages
+    from scrapy_boilerplate.extractors.web2text.data import folder_pairs, load_folder, split_pages
 
     folder: Path = args.dir
     if not folder.is_dir():
@@ -707,7 +700,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if sum(1 for _ in folder_pairs(folder)) < 2:
         raise InputError(f"{folder}: needs at least two NAME.html + NAME.txt pairs")
     try:
-        from .extractors.web2text import train as training
+        from scrapy_boilerplate.extractors.web2text import train as training
 
         training._torch()
     except SystemExit as exc:  # PyTorch missing: say how to get it
@@ -738,7 +731,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_entities(args: argparse.Namespace) -> int:
     """``entities``: the ranked entity lists of a page for a query, as JSON."""
-    from .entities.extract import extract_entities
+    from scrapy_boilerplate.entities.extract import extract_entities
 
     if not args.query.strip():
         raise UsageError("--query must not be empty")
@@ -755,37 +748,9 @@ def cmd_entities(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_bench(argv: list[str]) -> int:
-    """``bench``: hand every argument to the benchmark runner (imported only now)."""
-    try:
-        runner = importlib.import_module("scrapy_boilerplate.benchmark.runner")
-        run = runner.main
-    except (ImportError, AttributeError) as exc:
-        _err(f"the benchmark runner is not available ({type(exc).__name__}: {exc})")
-        return 1
-    kwargs: dict[str, Any] = {}
-    try:
-        if "prog" in inspect.signature(run).parameters:
-            kwargs["prog"] = f"{PROG} bench"
-    except (TypeError, ValueError):
-        pass
-    try:
-        code = run(argv, **kwargs)
-    except SystemExit as exc:  # argparse inside the runner (--help, usage errors)
-        code = exc.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    _err(str(code))
-    return 1
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "bench":
-        return cmd_bench(argv[1:])
     specs, failures = load_specs()
     parser, options = build_parser(specs)
     try:

@@ -35,8 +35,8 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from ._deadline import ExtractionTimeout, deadline
-from ._memory import maybe_trim
+from scrapy_boilerplate.core.deadline import ExtractionTimeout, deadline
+from scrapy_boilerplate.scrapy.memory import maybe_trim
 
 __all__ = ["ExtractionTimeout", "Runner"]
 
@@ -337,8 +337,8 @@ def _warm(
     """Import ``extractor`` and extract :data:`WARM_PAGE` with it (a failure is left to
     the first page, which meets it again and reports it); with ``hold``, keep this worker
     a moment so that every worker of a pool gets one call."""
-    from . import extract
-    from .settings import resolve_extractor
+    from scrapy_boilerplate.core.extract import extract
+    from scrapy_boilerplate.scrapy.config import resolve_extractor
 
     if extractor is not None:
         name = resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")

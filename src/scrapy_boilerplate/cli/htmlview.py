@@ -25,9 +25,9 @@ from typing import Any
 import lxml.etree as etree
 import lxml.html
 
-from .document import JUSTEXT_BLOCK_TAGS, parse
-from .errors import UnsupportedInput
-from .result import BOILERPLATE, CONTENT, Block, Extraction, to_jsonable
+from scrapy_boilerplate.core.document import JUSTEXT_BLOCK_TAGS, parse
+from scrapy_boilerplate.core.errors import UnsupportedInput
+from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Block, Extraction, to_jsonable
 
 MIXED = "mixed"
 COLORS = {CONTENT: "#1a7f37", BOILERPLATE: "#cf222e", MIXED: "#bf8700"}

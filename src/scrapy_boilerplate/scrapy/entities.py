@@ -4,8 +4,8 @@
 Enable both components (the spider middleware remembers which response each item came
 from, so the pipeline can read that page)::
 
-    SPIDER_MIDDLEWARES = {"scrapy_boilerplate.entity_pipeline.EntitySpiderMiddleware": 600}
-    ITEM_PIPELINES = {"scrapy_boilerplate.entity_pipeline.EntityPipeline": 300}
+    SPIDER_MIDDLEWARES = {"scrapy_boilerplate.scrapy.entities.EntitySpiderMiddleware": 600}
+    ITEM_PIPELINES = {"scrapy_boilerplate.scrapy.entities.EntityPipeline": 300}
 
 The query, first found wins: the item's ``BOILERPLATE_ENTITY_QUERY_FIELD`` field (default
 ``query``), the request's ``meta["boilerplate_entity_query"]``, the spider's
@@ -28,8 +28,8 @@ from typing import Any
 
 from itemadapter import ItemAdapter, is_item
 
-from ._deadline import ExtractionTimeout, within
-from ._state import Reporter
+from scrapy_boilerplate.core.deadline import ExtractionTimeout, within
+from scrapy_boilerplate.scrapy.state import Reporter
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ class EntityPipeline:
         return self.query
 
     async def process_item(self, item: Any, spider: Any = None) -> Any:
-        from .entities.extract import extract_entities
+        from scrapy_boilerplate.entities.extract import extract_entities
 
         response = self.pages.take(item)
         adapter = ItemAdapter(item)

@@ -22,11 +22,13 @@ from itemadapter import is_item
 from scrapy.http import HtmlResponse, Response, TextResponse
 from w3lib.encoding import html_to_unicode, http_content_type_encoding, read_bom
 
-from ._state import Component
-from .document import _check_binary, _check_markup
-from .errors import BoilerplateError, UnsupportedInput
-from .result import Extraction
-from .settings import BOILERPLATE_MAX_NODES
+from scrapy_boilerplate.core import registry
+from scrapy_boilerplate.core.document import check_binary, check_markup, parse
+from scrapy_boilerplate.core.errors import BoilerplateError, UnsupportedInput
+from scrapy_boilerplate.core.extract import extract
+from scrapy_boilerplate.core.result import Extraction
+from scrapy_boilerplate.scrapy.config import BOILERPLATE_MAX_NODES
+from scrapy_boilerplate.scrapy.state import Component
 
 logger = logging.getLogger(__name__)
 
@@ -36,41 +38,20 @@ DONT_EXTRACT = "dont_extract_boilerplate"
 META_KEY = "boilerplate"
 #: ``Request.meta`` key set (a short string) on responses that were not extracted.
 SKIPPED_KEY = "boilerplate_skipped"
-#: Request meta: the page's rendered layout for VIPS (a CDP ``DOMSnapshot.captureSnapshot``
-#: result or a saved layout's JSON). With scrapy-playwright, a
-#: ``PageMethod(scrapy_boilerplate.extractors.vips.capture_snapshot)`` in
-#: ``playwright_page_methods`` is found without it.
-LAYOUT_KEY = "boilerplate_layout"
-
-
-def layout_from_meta(meta: Any) -> dict[str, Any] | None:
-    """The rendered layout a request carries (see :data:`LAYOUT_KEY`), or None."""
-    layout = meta.get(LAYOUT_KEY)
-    if isinstance(layout, dict):
-        return layout
-    methods = meta.get("playwright_page_methods") or ()
-    if isinstance(methods, dict):
-        methods = methods.values()
-    for method in methods:
-        result = getattr(method, "result", None)
-        if isinstance(result, dict) and "documents" in result and "strings" in result:
-            return result
-    return None
 
 
 def _document(
-    source: Any, url: str, encoding: str | None, layout: dict[str, Any] | None, max_nodes: int
+    source: Any, url: str, encoding: str | None, extractor: str, context: Any, max_nodes: int
 ) -> Any:
-    """The page to extract: ``source`` itself, or a Document carrying its layout.
+    """The page to extract: ``source`` itself, or a Document carrying the request's context
+    for the method (see :meth:`Extractor.context_from_meta`).
 
-    Raises :class:`UnsupportedInput` (the page is not one to extract) only with a layout.
+    Raises :class:`UnsupportedInput` (the page is not one to extract) only with a context.
     """
-    if layout is None:
+    if context is None:
         return source
-    from . import parse
-    from .extractors.vips import attach_layout
-
-    return attach_layout(parse(source, url=url, encoding=encoding, max_nodes=max_nodes), layout)
+    doc = parse(source, url=url, encoding=encoding, max_nodes=max_nodes)
+    return registry.get(extractor).with_context(doc, context)
 
 
 def _extract_page(
@@ -79,13 +60,11 @@ def _extract_page(
     encoding: str | None,
     extractor: str,
     params: dict[str, Any],
-    layout: dict[str, Any] | None,
+    context: Any,
     max_nodes: int,
 ) -> Extraction:
-    from . import extract
-
     try:
-        page = _document(source, url, encoding, layout, max_nodes)
+        page = _document(source, url, encoding, extractor, context, max_nodes)
     except UnsupportedInput as exc:
         return Extraction.failed(
             exc.reason, extractor, params, url=url, extra={"detail": exc.detail}
@@ -160,7 +139,7 @@ def _extract_response(
     response: HtmlResponse,
     extractor: str,
     params: dict[str, Any],
-    layout: dict[str, Any] | None = None,
+    context: Any = None,
     max_nodes: int = BOILERPLATE_MAX_NODES,
 ) -> Extraction:
     # Runs in the worker: building ``response.selector`` there keeps the parse off the
@@ -169,8 +148,8 @@ def _extract_response(
     # built: binary bytes (a tree of them would be extracted as a page of mojibake, with
     # no reason) and markup far over the element cap.
     try:
-        _check_binary(response.body)
-        _check_markup(response.body, max_nodes)
+        check_binary(response.body)
+        check_markup(response.body, max_nodes)
     except UnsupportedInput as exc:
         return Extraction.failed(
             exc.reason, extractor, params, url=response.url, extra={"detail": exc.detail}
@@ -179,7 +158,7 @@ def _extract_response(
         page = response.selector
     except ValueError:  # Scrapy reads <base href> with w3lib, which refuses "https://www:x.org/"
         page = response.text  # what the selector parses; process mode extracts it too
-    return _extract_page(page, response.url, None, extractor, params, layout, max_nodes)
+    return _extract_page(page, response.url, None, extractor, params, context, max_nodes)
 
 
 def _extract_body(
@@ -188,14 +167,14 @@ def _extract_body(
     url: str,
     extractor: str,
     params: dict[str, Any],
-    layout: dict[str, Any] | None = None,
+    context: Any = None,
     max_nodes: int = BOILERPLATE_MAX_NODES,
 ) -> Extraction:
     # Runs in a worker process: the bytes are parsed there (a tree cannot be sent).
-    from .settings import resolve_extractor
+    from scrapy_boilerplate.scrapy.config import resolve_extractor
 
     resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")  # an import path: register it here
-    return _extract_page(body, url, encoding, extractor, params, layout, max_nodes)
+    return _extract_page(body, url, encoding, extractor, params, context, max_nodes)
 
 
 class BoilerplateDownloaderMiddleware(Component):
@@ -234,8 +213,8 @@ class BoilerplateDownloaderMiddleware(Component):
                 extra={"error": f"{type(exc).__name__}: {exc}"},
             )
             return new
-        layout = layout_from_meta(meta) if extractor == "vips" else None
-        new.boilerplate = await self._extract(new, extractor, params, layout)
+        context = registry.get(extractor).context_from_meta(meta)
+        new.boilerplate = await self._extract(new, extractor, params, context)
         return new
 
     async def _extract(
@@ -243,7 +222,7 @@ class BoilerplateDownloaderMiddleware(Component):
         response: BoilerplateHtmlResponse,
         extractor: str,
         params: dict[str, Any],
-        layout: dict[str, Any] | None = None,
+        context: Any = None,
     ) -> Extraction:
         if self.state.runner.mode == "process":
             content_type = (response.headers.get(b"Content-Type") or b"").decode("latin-1")
@@ -255,7 +234,7 @@ class BoilerplateDownloaderMiddleware(Component):
                 response.url,
                 extractor,
                 params,
-                layout,
+                context,
                 self.state.config.max_nodes,
             )
         else:
@@ -264,7 +243,7 @@ class BoilerplateDownloaderMiddleware(Component):
                 response,
                 extractor,
                 params,
-                layout,
+                context,
                 self.state.config.max_nodes,
             )
         return await self.state.extract(call, extractor, params, response.url, response.url)

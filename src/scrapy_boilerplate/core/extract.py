@@ -1,0 +1,80 @@
+"""The one-call entry point: :func:`extract` a page with a registered method."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scrapy_boilerplate.core import registry
+from scrapy_boilerplate.core.deadline import ExtractionTimeout, check, within
+from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT, MAX_SIZE_DEFAULT, parse
+from scrapy_boilerplate.core.errors import UnsupportedInput
+from scrapy_boilerplate.core.registry import Extractor
+from scrapy_boilerplate.core.result import Extraction
+
+
+def extract(
+    html: Any,
+    extractor: str = "justext",
+    *,
+    url: str | None = None,
+    encoding: str | None = None,
+    timeout: float | None = None,
+    max_size: int = MAX_SIZE_DEFAULT,
+    max_nodes: int = MAX_NODES_DEFAULT,
+    **params: Any,
+) -> Extraction:
+    """Run ``extractor`` on a page and return its :class:`Extraction`.
+
+    ``html`` is ``str``, ``bytes``, a ``parsel.Selector`` (e.g. ``response.selector``:
+    Scrapy's tree is reused, not parsed again), an lxml tree, or a :class:`Document`
+    from :func:`parse`. ``params`` are the method's thresholds (``length_low=70``...).
+
+    Input that is not a usable HTML page (empty, binary, XML, over ``max_size`` bytes
+    or ``max_nodes`` elements) gives an empty Extraction whose ``reason`` says why;
+    so does a page that takes more than ``timeout`` seconds (reason ``timeout``: the
+    extraction stops at the limit, it does not finish in the background). A bad
+    parameter raises :class:`InvalidParameter`; an unknown method raises
+    :class:`UnknownExtractor`.
+    """
+    method = registry.get(extractor)
+    checked = method.validate(params)
+    if timeout is not None and timeout > 0:
+        try:
+            with within(timeout):
+                return _extract(html, method, extractor, checked, url, encoding, max_size,
+                                max_nodes)  # fmt: skip
+        except ExtractionTimeout as exc:
+            return Extraction.failed(
+                "timeout", extractor, checked, url=url, extra={"error": f"ExtractionTimeout: {exc}"}
+            )
+    return _extract(html, method, extractor, checked, url, encoding, max_size, max_nodes)
+
+
+def _extract(
+    html: Any,
+    method: Extractor,
+    extractor: str,
+    checked: dict[str, Any],
+    url: str | None,
+    encoding: str | None,
+    max_size: int,
+    max_nodes: int,
+) -> Extraction:
+    try:
+        doc = parse(html, url=url, encoding=encoding, max_size=max_size, max_nodes=max_nodes)
+    except UnsupportedInput as exc:
+        return Extraction.failed(
+            exc.reason, extractor, checked, url=url, extra={"detail": exc.detail}
+        )
+    result = method.extract(doc, checked)
+    check()  # a page past its deadline gives no result, whichever step passed it
+    if result.reason == "no-text":
+        result.reason = doc.empty_reason()
+    if result.url is None:
+        result.url = doc.url if doc.url is not None else url
+    if result.encoding is None:
+        result.encoding = doc.encoding
+    if result.language is None and doc.declared_language:
+        # Methods without a language model report the page's declared language.
+        result.language = doc.declared_language.split("-")[0].split("_")[0].lower() or None
+    return result
