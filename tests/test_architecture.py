@@ -159,3 +159,20 @@ def test_the_core_and_every_method_run_without_scrapy() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("ok ")
+
+
+def test_the_default_method_is_named_once() -> None:
+    # extract(), the crawl's setting and the command line all read registry's constant.
+    import inspect
+
+    from scrapy_boilerplate import cli, extract
+    from scrapy_boilerplate.core import registry
+    from scrapy_boilerplate.scrapy import config
+
+    assert inspect.signature(extract).parameters["extractor"].default == registry.DEFAULT_EXTRACTOR
+    assert config.BOILERPLATE_EXTRACTOR == registry.DEFAULT_EXTRACTOR
+    assert config.Config().extractor == registry.DEFAULT_EXTRACTOR
+    specs, _ = cli.load_specs()
+    parser, _ = cli.build_parser(specs)
+    args = parser.parse_args(["extract", "page.html"])
+    assert args.extractor == registry.DEFAULT_EXTRACTOR

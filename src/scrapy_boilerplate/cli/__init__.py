@@ -35,10 +35,10 @@ from scrapy_boilerplate import __version__
 from scrapy_boilerplate.core import registry
 from scrapy_boilerplate.core.errors import InvalidParameter, UnknownExtractor
 from scrapy_boilerplate.core.params import Param
+from scrapy_boilerplate.core.registry import DEFAULT_EXTRACTOR
 from scrapy_boilerplate.core.result import Extraction
 
 PROG = "scrapy-boilerplate"
-DEFAULT_EXTRACTOR = "justext"
 FORMATS = ("text", "json", "markdown", "html", "png")
 URL_TIMEOUT = 30.0
 #: Bytes read from a URL at most (one more than the parser's default page limit).

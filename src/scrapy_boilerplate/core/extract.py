@@ -8,13 +8,13 @@ from scrapy_boilerplate.core import registry
 from scrapy_boilerplate.core.deadline import ExtractionTimeout, check, within
 from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT, MAX_SIZE_DEFAULT, parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
-from scrapy_boilerplate.core.registry import Extractor
+from scrapy_boilerplate.core.registry import DEFAULT_EXTRACTOR, Extractor
 from scrapy_boilerplate.core.result import Extraction
 
 
 def extract(
     html: Any,
-    extractor: str = "justext",
+    extractor: str = DEFAULT_EXTRACTOR,
     *,
     url: str | None = None,
     encoding: str | None = None,

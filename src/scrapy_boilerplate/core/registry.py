@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 ENTRY_POINT_GROUP = "scrapy_boilerplate.extractors"
 
+#: The method used when none is named: by extract(), the command line and the crawl.
+DEFAULT_EXTRACTOR = "justext"
+
 _BUILTIN: dict[str, str] = {
     "justext": "scrapy_boilerplate.extractors.justext:JustextExtractor",
     "cnr": "scrapy_boilerplate.extractors.cnr:CNRExtractor",

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scrapy_boilerplate.core import registry
+from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT
 from scrapy_boilerplate.core.errors import BoilerplateError, InvalidParameter, UnknownExtractor
 
 #: Turn every component of the plugin on or off.
 BOILERPLATE_ENABLED = True
 #: The method: a registered name (``justext``, ``cnr``, ...) or ``"package.module:Class"``.
-BOILERPLATE_EXTRACTOR = "justext"
+BOILERPLATE_EXTRACTOR = registry.DEFAULT_EXTRACTOR
 #: The method's thresholds, e.g. ``{"length_low": 70}``; the paper's defaults fill the rest.
 BOILERPLATE_PARAMS: dict[str, Any] = {}
 #: Item fields written, by output: a dict ``{output: field name}`` (outputs: see
@@ -38,7 +39,7 @@ BOILERPLATE_ITEM_CLASSES: list[Any] = []
 BOILERPLATE_MAX_BODY_SIZE = 32 * 1024 * 1024
 #: Pages of more elements than this are not extracted (reason ``too-many-nodes``; 0: no
 #: limit): memory is a few kilobytes per element whatever the method, so this bounds it.
-BOILERPLATE_MAX_NODES = 250_000
+BOILERPLATE_MAX_NODES = MAX_NODES_DEFAULT
 #: Seconds one page may take (0: no limit); a page over it gets reason ``timeout``.
 BOILERPLATE_TIMEOUT = 30.0
 #: Where extraction runs: ``inline`` (in the reactor thread), ``thread`` or ``process``.
