@@ -3,8 +3,13 @@
 Sub-commands:
 
 - ``extract FILE|URL|-``: run one extractor on a page and print its main text, the
-  full result as JSON, Markdown, or an HTML view of the page with every block outlined;
+  full result as JSON, Markdown, an HTML view of the page with every block outlined, or
+  (VIPS) a PNG of its visual blocks;
 - ``list``: the registered extractors and their parameters;
+- ``train DIR``: a Web2Text model trained on a folder of pages and their clean text;
+- ``entities FILE|URL|- --query TEXT``: the page's entity lists that answer a query.
+
+The benchmarks are no sub-command: ``python benchmarks/run.py`` from a clone.
 
 Every parameter of every registered extractor (built-in or third-party) becomes an
 option of ``extract`` (``length_low`` -> ``--length-low``); an option that does not

@@ -2003,8 +2003,8 @@ cdef inline bint _same_tag(xmlNode* a, xmlNode* b) noexcept:
 
 def element_xpath(el):
     """``extractors.cnr._element_xpath``, compiled: each step's position is counted over
-    libxml2's sibling pointers instead of a proxy per preceding sibling (a detected block
-    high in the page, under a ``<body>`` of many children, took 60 microseconds)."""
+    libxml2's sibling pointers instead of a proxy per preceding sibling (the slow case: a
+    detected block high in the page, under a ``<body>`` of many children)."""
     if _TextBlock is None:
         _bind()
     cdef xmlNode* c = (<cetree._Element?>el)._c_node
@@ -2230,7 +2230,7 @@ cdef extern from *:
 
 
 def utf8(str text):
-    """``document._utf8``: ``text.encode("utf-8")``, 10 times faster on the pages of
+    """``document._utf8``: ``text.encode("utf-8")``, faster on the pages of
     wcxb-dev (most are 2- or 4-byte strings: a few non-ASCII characters in ASCII markup,
     which CPython's encoder takes one character at a time). An ASCII string is CPython's
     (a copy). Raises :class:`Unsupported` at a surrogate (which ``str.encode`` refuses):

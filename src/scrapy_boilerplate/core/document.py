@@ -434,7 +434,7 @@ def parse(
     text = _XML_DECL.sub("", text, count=1)
     # libxml2 reads UTF-8 natively: the decoded text goes in as UTF-8 bytes with the
     # encoding fixed (a <meta charset> or XML declaration no longer applies). Same tree as
-    # from the str, about 20 % faster; and the scans of check_markup are faster on bytes.
+    # from the str, and faster; and the scans of check_markup are faster on bytes.
     data = _compiled.call("utf8", _utf8, text)
     tags = check_markup(data, max_nodes)
     parser = _parser()
@@ -455,7 +455,8 @@ def parse(
 def _utf8(text: str) -> bytes:
     """``text`` as UTF-8, a lone surrogate (text decoded with surrogateescape, say) as
     U+FFFD: libxml2 would stop there and silently drop the rest of the page. The compiled
-    ``_speedups.utf8`` encodes 10 times faster (and leaves a surrogate to this function)."""
+    ``_speedups.utf8`` encodes faster (docs/document.md; it leaves a surrogate to this
+    function)."""
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
@@ -468,11 +469,12 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 #: More attributes than this on one tag: libxml2 compares each attribute with all the
-#: earlier ones of its tag, so 100 000 attributes hold the parser (one uninterruptible
-#: call) for about 30 s; 8 192 take 0.1 s. Real tags have a handful. Only pages with more
-#: ``=`` than this are scanned (7 % of wcxb-dev's; at 1 024, three quarters were).
+#: earlier ones of its tag, so a hostile tag holds the parser (one uninterruptible call)
+#: far past any page's timeout (docs/reliability.md has the figures). Real tags have a
+#: handful. Only pages with more ``=`` than this are scanned (7 % of wcxb-dev's; at 1 024,
+#: three quarters were).
 MAX_ATTRIBUTES = 8192
-#: Possessive (Python 3.11+): a failed try at one ``<`` gives nothing back, 4 times faster.
+#: Possessive (Python 3.11+): a failed try at one ``<`` gives nothing back, which is faster.
 _POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
 
 
@@ -488,8 +490,8 @@ _MANY_ATTRIBUTES = _attributes_pattern(MAX_ATTRIBUTES)
 
 
 def _markup_counts(data: bytes) -> tuple[int, int]:
-    """The page's ``<`` and ``=`` bytes, ``(tags, equals)``, counted in numpy (5 times
-    ``bytes.count``'s speed); the compiled ``_speedups.markup_counts`` is 4 times faster."""
+    """The page's ``<`` and ``=`` bytes, ``(tags, equals)``, counted in numpy (faster than
+    ``bytes.count``); the compiled ``_speedups.markup_counts`` is faster still."""
     codes = np.frombuffer(data, dtype=np.uint8)
     return int(np.count_nonzero(codes == 60)), int(np.count_nonzero(codes == 61))
 
@@ -509,7 +511,7 @@ def check_markup(data: bytes, max_nodes: int) -> int:
     element has one or two tags), and the tree alone would cost 300 bytes an element (a
     million ``<p>x</p>``: 300 MB); reason ``too-many-nodes``. A tag with more than
     :data:`MAX_ATTRIBUTES` attributes: reason ``too-many-attributes``. Both scans run in
-    C, in time linear in the page (a 50 MB page: about 0.1 s). ``data``: the page's bytes
+    C, in time linear in the page. ``data``: the page's bytes
     (:func:`parse` encodes decoded text to UTF-8 first).
     """
     tags, equals = _compiled.call("markup_counts", _markup_counts, data)
@@ -538,7 +540,7 @@ def _surely_within(tags: int, max_nodes: int) -> bool:
 def _check_nodes(root: Any, max_nodes: int) -> None:
     """Refuse a tree of more than ``max_nodes`` elements: counted by the compiled
     ``count_elements`` (which stops once past the limit), else by XPath (in C as well,
-    1 ms per 20 000 elements, several times slower)."""
+    but slower: it builds the node-set)."""
     if not max_nodes:
         return
     compiled = _compiled.step("count_elements")

@@ -179,10 +179,10 @@ class Extraction:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Sent from a worker process, tens of thousands of Block objects would be
-        # unpickled in one C call that holds the GIL (a 20 MB page: about 0.3 s during
-        # which the reactor thread cannot run). Columns of plain values unpickle in a few
-        # milliseconds, and the blocks are rebuilt in Python code, which lets go of the
-        # GIL every few milliseconds.
+        # unpickled in one C call that holds the GIL (on a big page, a stall of the
+        # reactor thread; docs/usage.md). Columns of plain values unpickle quickly, and the
+        # blocks are rebuilt in Python code, which lets go of the GIL at each switch
+        # interval.
         return (
             _rebuild_extraction,
             (

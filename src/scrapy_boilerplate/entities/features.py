@@ -251,7 +251,7 @@ _LEVELS = tuple(f"A{k}:" for k in range(1, MAX_ANCESTOR_LEVELS + 1))
 def _tagger() -> Callable[[str], tuple[str, ...]]:
     """The tags of textblob's PatternTagger (Brill tagger of Pattern; its lexicon ships in
     the wheel, nothing is downloaded), read from Pattern's parser before it formats them as
-    a string that the tagger would split again (same tags, a quarter faster). Falls back
+    a string that the tagger would split again (same tags, less work). Falls back
     to a shape-based guess if textblob is missing."""
     try:
         from textblob.en import parser

@@ -1,5 +1,5 @@
 """CNR: the chars-nodes ratio content extractor (López, Silva, Insa, "Using the DOM Tree for
-Content Extraction"; ../shared/papers/cnr-dom-content-extraction.txt).
+Content Extraction": Algorithms 1 and 2, granularity, iterative blocks, menu detection).
 
 What the paper specifies, and how it is done here (docs/cnr.md has the reasons and numbers):
 

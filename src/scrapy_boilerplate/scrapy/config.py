@@ -54,8 +54,8 @@ BOILERPLATE_ON_ERROR = "keep"
 #: like HTML.
 BOILERPLATE_SNIFF = True
 #: Bodies of at least this many bytes are decoded to text in a helper thread, in pieces,
-#: before Scrapy's MetaRefreshMiddleware (580) decodes them on the reactor thread (a
-#: 20 MB page: about 0.1 s of stall). 0 turns it off; inline mode never does it.
+#: before Scrapy's MetaRefreshMiddleware (580) decodes them on the reactor thread, where
+#: decoding a big page stalls the crawl. 0 turns it off; inline mode never does it.
 BOILERPLATE_DECODE_SIZE = 1024 * 1024
 #: Seconds between ``malloc_trim(0)`` calls (glibc) in the threads and processes that
 #: extract, after a page: freed memory goes back to the system, so resident memory stays
@@ -63,7 +63,7 @@ BOILERPLATE_DECODE_SIZE = 1024 * 1024
 BOILERPLATE_MEMORY_TRIM = 10.0
 #: Call ``gc.freeze()`` when the spider opens (thread and process modes): the objects of
 #: start-up are left out of every later full garbage collection, which otherwise holds
-#: the GIL for about 0.1 s every second or two of a busy crawl.
+#: the GIL while it scans them all, again and again in a busy crawl.
 BOILERPLATE_GC_FREEZE = True
 
 DEFAULTS: dict[str, Any] = {

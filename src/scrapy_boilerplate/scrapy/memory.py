@@ -5,7 +5,7 @@ allocator keeps the freed memory in its heaps, and big temporaries (a 3 MB body,
 decompression) leave holes that later pages cannot always fill: resident memory keeps
 creeping up for thousands of pages although live objects do not grow
 (benchmarks/soak.py measured +15 to +21 % after warm-up without this, +3 % with it).
-``malloc_trim(0)`` returns the free parts. It takes milliseconds, so it runs at most every
+``malloc_trim(0)`` returns the free parts. It is not free, so it runs at most every
 ``BOILERPLATE_MEMORY_TRIM`` seconds, after a page, in the thread or process that extracted
 it. Elsewhere than glibc (musl, macOS) it does nothing.
 """

@@ -257,7 +257,8 @@ def decode_in_pieces(response: TextResponse) -> str | None:
 
     Gives exactly what ``TextResponse.text`` gives (``html_to_unicode`` with the
     response's declared encoding, bad bytes replaced), but in 256 KiB pieces: one
-    ``bytes.decode`` of 20 MB holds the GIL for 0.1 s, in whatever thread it runs.
+    ``bytes.decode`` of a big body holds the GIL until it ends, in whatever thread it runs,
+    and the reactor thread waits meanwhile (docs/settings.md, ``BOILERPLATE_DECODE_SIZE``).
     A response whose encoding is not declared (BOM, header, meta) is left to Scrapy's
     own detection.
     """

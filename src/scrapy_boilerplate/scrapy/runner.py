@@ -20,7 +20,7 @@ result is dropped when it comes. A process can: a worker still busy
 ``PROCESS_GRACE`` seconds after its page's deadline is killed, the pool torn down and
 replaced, and the other pages it held are submitted again once. Every new pool is
 warmed up (its workers started and the extractor imported) before pages are sent to
-it, so a worker's start-up, seconds on a loaded machine, never counts against a page's
+it, so a worker's start-up, long on a loaded machine, never counts against a page's
 timeout: without that, one timeout could make the next pages time out in turn.
 """
 
@@ -146,9 +146,9 @@ class Runner:
 
         A spawned worker imports the package on its first task, and a method builds some
         things on its first page (jusText its index of 101 stoplists for guessing the
-        language, 0.3 s; Web2Text its onnxruntime session, 0.2 s). Done during the crawl,
-        that is CPU competing with the reactor and the other pages, and it lands in the
-        first page's time (``boilerplate/max_seconds`` read a second in the example crawl).
+        language; Web2Text its onnxruntime session). Done during the crawl, that is CPU
+        competing with the reactor and the other pages, and it lands in the first page's
+        time (and in ``boilerplate/max_seconds``).
         """
         if self.mode == "inline":
             return
@@ -190,7 +190,8 @@ class Runner:
 
         For the small Python chores around an extraction that would stall the reactor
         on a huge page (decoding the body, turning 25,000 blocks into dicts): Python
-        code in another thread lets the reactor thread run every few milliseconds.
+        code in another thread lets the reactor thread run at each switch interval
+        (``sys.getswitchinterval()``).
         """
         if self.mode == "inline":
             return func(*args)

@@ -129,8 +129,8 @@ class CrawlerState:
             return
         if self.config.gc_freeze:
             # A full collection scans every tracked object and holds the GIL meanwhile:
-            # in a busy crawl, 0.1 s every second or two, the longest reactor stalls
-            # (benchmarks/crawl.py). Start-up objects live as long as the process.
+            # in a busy crawl, the longest reactor stalls (benchmarks/crawl.py measures
+            # them). Start-up objects live as long as the process.
             gc.freeze()
         # The crawl starts once the workers are up and the method has read a small page
         # (Scrapy awaits this handler): its start-up does not compete with the first pages.
@@ -186,7 +186,7 @@ class CrawlerState:
         if result.reason is not None:
             reporter.inc(f"empty/{result.reason}")
         if len(result.blocks) >= PREPARE_MIN_BLOCKS and self.writer.writes_blocks:
-            # Building the items' block dicts of a huge page takes 0.1 s and more: do it
+            # Building the items' block dicts of a huge page is long Python work: do it
             # now, off the reactor thread, rather than in the spider middleware.
             await self.runner.offload(result.prepare_block_dicts)
         return result

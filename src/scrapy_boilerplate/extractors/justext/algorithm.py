@@ -1,6 +1,7 @@
 """jusText's classification: context-free classes, heading stages, context-sensitive pass.
 
-Follows the jusText algorithm description (../shared/papers/justext.txt) and, where
+Follows the jusText algorithm description (Pomikálek, "jusText algorithm": its sections
+"Context-free classification" and "Context-sensitive classification") and, where
 the text is ambiguous, the reference implementation (jusText 3.0.2, by the paper's
 author), so block classes match it:
 

@@ -1,5 +1,5 @@
 """VIPS (Cai, Yu, Wen, Ma, "VIPS: a Vision-based Page Segmentation Algorithm",
-MSR-TR-2003-79; ../shared/papers/vips.txt): visual block extraction with the 13 rules of
+MSR-TR-2003-79, sections 3 and 4): visual block extraction with the 13 rules of
 Table 1 as Table 2 applies them, separator detection and weights, content structure
 construction with DoC and PDoC; on a rendered layout (headless Chromium, one CDP
 ``DOMSnapshot.captureSnapshot``) or an approximate static one.

@@ -1,4 +1,5 @@
-"""VIPS (Cai, Yu, Wen, Ma, MSR-TR-2003-79; ../shared/papers/vips.txt), on a :class:`Layout`.
+"""VIPS (Cai, Yu, Wen, Ma, "VIPS: a Vision-based Page Segmentation Algorithm",
+MSR-TR-2003-79), on a :class:`Layout`.
 
 A round on a sub-page runs the TR's three steps:
 

@@ -1,5 +1,5 @@
 """The static layout provider: an APPROXIMATE layout from the HTML alone, so VIPS runs where
-no browser is available (and a thousand times faster).
+no browser is available (and far faster than rendering the page).
 
 What it does: the default display of each tag (HTML's user-agent stylesheet, simplified),
 inline ``style`` attributes (``display``, ``visibility``, ``background``,

@@ -307,7 +307,7 @@ def _char_class(ch: str) -> int:
 
 @lru_cache(maxsize=1)
 def _class_table() -> np.ndarray:
-    """Class bits for every BMP code point (built once, ~20 ms); astral characters are
+    """Class bits for every BMP code point (built once, per process); astral characters are
     classified one by one when a page has any. ``\\w`` is taken from ``re`` itself, so the
     table's words are exactly ``re.findall(r"\\w+")``'s."""
     chars = [chr(i) for i in range(_BMP)]

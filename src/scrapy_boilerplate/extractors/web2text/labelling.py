@@ -38,7 +38,7 @@ How this implementation reads that, and why:
   somewhere. Rows are vectorised with numpy (a horizontal gap with free extension is a running
   maximum), looping over the shorter text.
 - **Bounds**: the DP runs on a part only when it has at most :data:`MAX_DP_CELLS` cells
-  (4 million: 4 MB of traceback pointers, about 0.1 s) and the alignment's DP budget
+  (4 million: 4 MB of traceback pointers) and the alignment's DP budget
   (:data:`MAX_DP_CELLS` + :data:`DP_CELLS_PER_CHAR` x the characters of both texts) is not
   spent. Otherwise the part is aligned greedily in linear time (:meth:`_Aligner._greedy`):
   each clean window is looked up (sorted hash index, binary search) at or after the page

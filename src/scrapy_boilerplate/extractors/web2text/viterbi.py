@@ -7,8 +7,7 @@ Labels: 0 = boilerplate, 1 = content. Pairwise potentials are indexed ``2 * l_i 
 (00, 01, 10, 11), the order the pairwise network is trained with.
 
 Two states make the recursion a handful of float operations per block, done in plain
-Python floats: per-step numpy calls would cost more than the arithmetic (a 2,000-block page
-takes about 1 ms this way).
+Python floats: per-step numpy calls would cost more than the arithmetic.
 """
 
 from __future__ import annotations
