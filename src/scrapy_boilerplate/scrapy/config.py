@@ -30,6 +30,7 @@ BOILERPLATE_FIELDS: dict[str, str] | str = {
     "extractor": "extractor",
     "reason": "boilerplate_reason",
 }
+
 #: Which blocks the ``blocks`` output holds: ``content`` (the content blocks only, each as
 #: ``{"text", "tag", "xpath", "index"}``), ``all`` (every block, boilerplate included, with
 #: every key of ``Block.to_dict()``: the largest part of an item by far) or ``none`` (no
