@@ -13,8 +13,8 @@ to 50 MB of bytes, is made before that point, so it is not counted), i.e. what t
 extraction added at its peak. A run that does not end within ``--timeout`` + 60 s is
 killed and reported as ``hung`` (none should be).
 
-Output: a Markdown table printed and written to ``benchmarks/results/adversarial.md``
-(``--out``), every figure to ``adversarial.json``. No dataset is needed.
+Output: a Markdown table printed; with ``--out DIR``, written to ``DIR/adversarial.md``
+and every figure to ``DIR/adversarial.json``. No dataset is needed.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from harness.output import add_out, write_reports
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -111,7 +113,7 @@ def main() -> int:
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     parser.add_argument("--pages", nargs="+", default=list(adversarial.PAGES))
     parser.add_argument("--timeout", type=float, default=30.0, help="per-page limit, seconds")
-    parser.add_argument("--out", type=Path, default=HERE / "results")
+    add_out(parser, "adversarial.md, adversarial.json")
     args = parser.parse_args()
 
     rows = []
@@ -153,9 +155,9 @@ def main() -> int:
     ]
     text = "\n".join(lines) + "\n"
     print(text)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "adversarial.md").write_text(text)
-    (args.out / "adversarial.json").write_text(json.dumps(rows, indent=1))
+    write_reports(
+        args.out, {"adversarial.md": text, "adversarial.json": json.dumps(rows, indent=1)}
+    )
     return 1 if bad else 0
 
 

@@ -3,7 +3,7 @@
 on wcxb-dev pages, where lxml parsing alone takes about 1.6 ms on the target's machine).
 
     python benchmarks/cnr_speed.py [--data datasets] [--split web2text_eval] [--repeat 5]
-        [--out benchmarks/results/cnr_speed.md]
+        [--out benchmarks/results]
 
 Per page, from the decoded ``str`` (as ``benchmarks/run.py`` times every method), each
 step's fastest of ``--repeat`` runs, each run on a fresh parse; the median over pages:
@@ -44,6 +44,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from harness.datasets import load, missing_message
+from harness.output import add_out, write_reports
 from scrapy_boilerplate import extract
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core import document, registry
@@ -154,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="web2text_eval")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/cnr_speed.md"))
+    add_out(parser, "cnr_speed.md")
     args = parser.parse_args(argv)
     if not (args.data / "wcxb-dev").is_dir():
         print(missing_message("wcxb-dev", args.data).replace("; skipping it", ""), file=sys.stderr)
@@ -170,9 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         results[name] = run(pages, args.repeat)
     _compiled.ENABLED = True
     text = report(results, args, len(pages))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
     print(text)
+    write_reports(args.out, {"cnr_speed.md": text})
     return 0
 
 

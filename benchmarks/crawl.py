@@ -31,7 +31,7 @@ Target (issue 3): in ``process`` mode no stall over 100 ms while the 20 MB page 
 extracted. The server, the crawler and the worker processes share this machine's CPUs:
 pages/s depends on how many there are (printed with the results).
 
-Output: a Markdown table printed and written to ``benchmarks/results/crawl.md`` (``--out``),
+Output: a Markdown table printed and, with ``--out DIR``, written to ``DIR/crawl.md``,
 and every figure to ``crawl.json`` there. Exit 2 when the data is missing (the message says
 how to unpack it).
 """
@@ -52,6 +52,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from harness.output import add_out, write_reports
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -425,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         "--workers", type=int, default=0, help="BOILERPLATE_WORKERS (0: the plugin's default)"
     )
     parser.add_argument("--repeat", type=int, default=1, help="runs per mode (median kept)")
-    parser.add_argument("--out", type=Path, default=HERE / "results")
+    add_out(parser, "crawl.md, crawl.json")
     parser.add_argument(
         "--scenarios", nargs="+", choices=("pages", "big"), default=["pages", "big"]
     )
@@ -509,9 +511,9 @@ def main(argv: list[str] | None = None) -> int:
     report = render(results)
     print()
     print(report)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "crawl.md").write_text(report + "\n")
-    (args.out / "crawl.json").write_text(json.dumps(results, indent=1))
+    write_reports(
+        args.out, {"crawl.md": report + "\n", "crawl.json": json.dumps(results, indent=1)}
+    )
     return 0
 
 

@@ -14,7 +14,8 @@ compatible predicates: the last 5 entries as a multiset, indices as [*]) in the 
 Time per page: generation and features (once per page) plus scoring a query.
 
 ``--save`` writes the model into the package (src/scrapy_boilerplate/entities/model/) with
-its training report; results go to benchmarks/results/entities.md.
+its training report; the results are printed, and written to DIR/entities.md (and
+entities.json) with ``--out DIR``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 
 import scrapy_boilerplate as sb
 from harness.entities_data import Example, compatible, page_of, read_openweb, read_webqa
+from harness.output import add_out, write_reports
 from scrapy_boilerplate.entities.extract import DEFAULT_MODEL, PageCandidates, rank
 from scrapy_boilerplate.entities.model import TrainingPage, train
 from scrapy_boilerplate.entities.predicates import ANY, Predicate
@@ -67,7 +69,7 @@ def suffix_pattern(p: Predicate, length: int = 5) -> tuple[str, ...]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=Path("datasets"))
-    ap.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    add_out(ap, "entities.md, entities.json")
     ap.add_argument("--save", action="store_true", help="write the trained model into the package")
     ap.add_argument("--k", type=int, default=8)
     ap.add_argument(
@@ -177,10 +179,9 @@ def main(argv: list[str] | None = None) -> int:
         "The paper (OpenWeb test): accuracy 0.405, accuracy@5 0.558, oracle 0.666 "
         "(accuracy / oracle 0.61), baseline 0.108 (development).",
     ]
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "entities.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (args.out / "entities.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     print("\n".join(lines))
+    files = {"entities.md": "\n".join(lines) + "\n", "entities.json": json.dumps(report, indent=1)}
+    write_reports(args.out, files)
     if args.save:
         model.meta["results"] = report["sets"]
         model.save(DEFAULT_MODEL)

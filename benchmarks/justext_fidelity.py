@@ -23,7 +23,8 @@ paragraphs whose final class (good / bad) is identical, share of counterparts wh
 context-free class is identical, dropped-bad and missing paragraphs, extra blocks of ours,
 and speed: median ms per page of each (parsing included), with the ratio reference / ours
 of the medians and of the totals. Targets: >= 99 % identical final classes, ours >= 3x
-faster. The summary is printed and written to ``benchmarks/results/justext_fidelity.md``.
+faster. The summary is printed, and written to ``DIR/justext_fidelity.md``
+(``justext_fidelity-compat.md`` with ``--reference-compat``) with ``--out DIR``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.datasets import ALL, DATASETS, load, missing_message
+from harness.output import add_out, write_reports
 
 DEFAULT_SETS = ("cleaneval", "wcxb-dev", "google-trends-2017")
 SIMILAR = 0.8
@@ -239,12 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=Path("datasets"))
     ap.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DEFAULT_SETS))
     ap.add_argument("--limit", type=int, default=None, help="first N pages of each set")
-    ap.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="default: benchmarks/results/justext_fidelity[-compat].md",
-    )
+    add_out(ap, "justext_fidelity.md, or justext_fidelity-compat.md with --reference-compat")
     ap.add_argument(
         "--reference-compat",
         action="store_true",
@@ -252,9 +249,6 @@ def main(argv: list[str] | None = None) -> int:
         "its inactive heading pre-processing) instead of the paper's defaults",
     )
     args = ap.parse_args(argv)
-    if args.out is None:
-        suffix = "-compat" if args.reference_compat else ""
-        args.out = Path(f"benchmarks/results/justext_fidelity{suffix}.md")
     try:
         import justext
     except ImportError:
@@ -302,9 +296,9 @@ def main(argv: list[str] | None = None) -> int:
         else "paper defaults (shared cleaning, both heading stages)"
     )
     text = text.replace("\n", f"\n\nOur mode: {mode}.\n", 1)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
     print(text)
+    suffix = "-compat" if args.reference_compat else ""
+    write_reports(args.out, {f"justext_fidelity{suffix}.md": text})
     return 0
 
 

@@ -77,12 +77,12 @@ time (engine start to spider close) and pages/s (pages / that time). Each sample
 ``--diagnose`` calls glibc's ``malloc_trim(0)`` after each sample and reads RSS again, which
 tells memory in use from freed memory that the C allocator keeps.
 
-Output: a Markdown table printed and written to ``benchmarks/results/soak.md`` (``--out``),
-every figure (per-kind outcome counts, RSS samples, Scrapy stats) to ``soak.json``
-(``--append`` adds the runs to those already there, made with the same options). Exit 1
-when a run loses an item (items in, items out and pages not all equal, an item dropped or an
-item error) or its memory grows more than 10 %; exit 2 when the data is missing (the
-message says how to unpack it).
+Output: a Markdown table printed; with ``--out DIR``, written to ``DIR/soak.md``, and
+every figure (per-kind outcome counts, RSS samples, Scrapy stats) to ``DIR/soak.json``
+(``--append``, which needs ``--out``, adds the runs to those already there, made with the
+same options). Exit 1 when a run loses an item (items in, items out and pages not all
+equal, an item dropped or an item error) or its memory grows more than 10 %; exit 2 when
+the data is missing (the message says how to unpack it).
 """
 
 from __future__ import annotations
@@ -106,6 +106,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from harness.output import add_out, write_reports
 from scrapy_boilerplate import Extraction, Extractor
 from scrapy_boilerplate.core.params import Param
 from scrapy_boilerplate.core.result import Block
@@ -895,7 +896,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--warmup", type=float, default=DEFAULTS["warmup"], help="share of items in warm-up"
     )
-    parser.add_argument("--out", type=Path, default=HERE / "results")
+    add_out(parser, "soak.md, soak.json (after every run, so a long soak leaves its figures)")
     parser.add_argument(
         "--diagnose",
         action="store_true",
@@ -909,6 +910,8 @@ def main(argv: list[str] | None = None) -> int:
         "soak.md with all of them",
     )
     args = parser.parse_args(argv)
+    if args.append and args.out is None:
+        parser.error("--append adds to the soak.json in --out: give --out")
 
     missing = [name for name, _, _ in SOURCES if not (args.data / name).is_dir()]
     if missing:
@@ -948,9 +951,8 @@ def main(argv: list[str] | None = None) -> int:
         },
         "runs": [],
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    previous = args.out / "soak.json"
-    if args.append and previous.exists():
+    previous = args.out / "soak.json" if args.out is not None else None
+    if args.append and previous is not None and previous.exists():
         before = json.loads(previous.read_text())
         keep = ("fail_rate", "seed", "options", "distinct")
         if any(before.get(k) != results.get(k) for k in keep):
@@ -965,7 +967,9 @@ def main(argv: list[str] | None = None) -> int:
         print(_line(result), flush=True)
         results["runs"].append(result)
         # Written after every run, so a long soak leaves its figures so far.
-        (args.out / "soak.json").write_text(json.dumps(results, indent=1))
+        if args.out is not None:
+            args.out.mkdir(parents=True, exist_ok=True)
+            (args.out / "soak.json").write_text(json.dumps(results, indent=1))
 
     with tempfile.TemporaryDirectory(prefix="bp-soak-") as tmp:
         soak(
@@ -982,8 +986,7 @@ def main(argv: list[str] | None = None) -> int:
     report = render(results)
     print()
     print(report)
-    (args.out / "soak.md").write_text(report + "\n")
-    (args.out / "soak.json").write_text(json.dumps(results, indent=1))
+    write_reports(args.out, {"soak.md": report + "\n", "soak.json": json.dumps(results, indent=1)})
     failed = [r for r in results["runs"] if lost(r) or _grew(r)]
     return 1 if failed else 0
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import scrapy_boilerplate as sb
+from harness.output import add_out, write_reports
 from harness.segmentation import extended_bcubed
 from scrapy_boilerplate.extractors.vips import (
     Layout,
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--pdoc", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=60.0)
-    ap.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    add_out(ap, "vips.md, vips.json")
     ap.add_argument(
         "--cache",
         type=Path,
@@ -261,10 +262,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{med(lambda g: g['static_s'][0])} | {med(lambda g: g['static_s'][1])} | "
             f"{_fmt(_mean([g['static']['coverage'] for g in got]))} |"
         )
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "vips.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (args.out / "vips.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
     print("\n".join(lines))
+    files = {"vips.md": "\n".join(lines) + "\n", "vips.json": json.dumps(results, indent=1)}
+    write_reports(args.out, files)
     return 0
 
 

@@ -2,7 +2,7 @@
 """Web2Text next to the paper: block-level quality on CleanEval and speed on wcxb-dev.
 
     python benchmarks/web2text_eval.py [--data datasets] [--model PATH] [--limit N]
-        [--speed-split dev] [--out benchmarks/results/web2text.md]
+        [--speed-split dev] [--out benchmarks/results]
 
 1. **Block quality** on cleaneval ``web2text_test`` (the paper's 148 test pages), over the
    DOM-leaf blocks of ``parse(html).leaf_blocks()``; the gold label of a block comes from
@@ -17,7 +17,8 @@
    the default), after one warm-up page; ``time.perf_counter``; each page's fastest of
    ``--repeat`` (3) runs, each on a fresh parse.
 
-Writes the Markdown report to ``--out`` and prints it. Exit 2 when a dataset is missing.
+Prints the Markdown report; with ``--out DIR``, writes it to ``DIR/web2text.md``. Exit 2
+when a dataset is missing.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 os.environ.setdefault("SCRAPY_BOILERPLATE_ORT_THREADS", "1")
 
 from harness.datasets import load, missing_message, read_text
+from harness.output import add_out, write_reports
 from scrapy_boilerplate import extract
 from scrapy_boilerplate.core.document import parse
 from scrapy_boilerplate.extractors.web2text.features import page_features
@@ -238,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed-split", default="dev")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per page (fastest)")
     parser.add_argument("--no-speed", dest="speed", action="store_false", help="block quality only")
-    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/web2text.md"))
+    add_out(parser, "web2text.md")
     parser.add_argument(
         "--models",
         nargs="+",
@@ -257,9 +259,8 @@ def main(argv: list[str] | None = None) -> int:
         else None
     )
     text = report(quality, timing, args)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
     print(text)
+    write_reports(args.out, {"web2text.md": text})
     return 0
 
 

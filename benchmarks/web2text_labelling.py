@@ -1,7 +1,7 @@
 """Web2Text automatic block labelling (paper 4.1) against Web2Text's own CleanEval alignment.
 
     python benchmarks/web2text_labelling.py [--data datasets] [--split all|web2text_train|
-        web2text_test] [--limit N] [--show ID ...] [--out FILE]
+        web2text_test] [--limit N] [--show ID ...] [--out DIR]
 
 For each CleanEval page, over the DOM leaves of ``parse(html).leaf_blocks()``:
 
@@ -15,7 +15,8 @@ Reported: pages, blocks, the share of blocks whose labels agree (target >= 95 % 
 pages), the agreement weighted by non-space characters, the per-page median agreement, the
 confusion counts, the time per page of ``label_page`` (parsing included) and of the reference,
 and the 10 pages with the lowest agreement. ``--show ID`` prints the disagreeing blocks of
-those pages. The summary is printed and written to ``benchmarks/results/web2text_labelling.md``.
+those pages. The summary is printed, and with ``--out DIR`` written to
+``DIR/web2text_labelling.md``.
 Files are decoded as UTF-8 with bad bytes replaced. A page that ``parse`` refuses (both sides
 use it) is counted as an error and left out. Exit status 2 when ``datasets/cleaneval`` is
 missing.
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.datasets import read_text
+from harness.output import add_out, write_reports
 from scrapy_boilerplate.core.errors import UnsupportedInput
 from scrapy_boilerplate.extractors.web2text.labelling import label_page, labels_from_aligned
 
@@ -215,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         "before its own alignment (its list markers », *, '12. ' dropped)",
     )
     ap.add_argument("--show", nargs="*", default=[], help="print disagreements of these ids")
-    ap.add_argument("--out", type=Path, default=Path("benchmarks/results/web2text_labelling.md"))
+    add_out(ap, "web2text_labelling.md; not with --show")
     args = ap.parse_args(argv)
     folder = args.data / "cleaneval"
     if not (folder / "index.jsonl").exists():
@@ -241,8 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report(totals, args.split, args.limit, args.gold)
     print(text)
     if not args.show:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
+        write_reports(args.out, {"web2text_labelling.md": text})
     return 0
 
 

@@ -4,7 +4,7 @@
     OMP_NUM_THREADS=2 python benchmarks/train_web2text.py --model cleaneval --no-ensemble \\
         --out /tmp/seeds/chosen.onnx --per-seed /tmp/seeds
     python benchmarks/web2text_seeds.py /tmp/seeds/seed*.onnx [--also cleaneval /tmp/chosen.onnx]
-        [--data datasets] [--out benchmarks/results/web2text_seeds.md]
+        [--data datasets] [--out benchmarks/results]
 
 Each ``seed<s>.onnx`` holds the unary and pairwise networks of one training seed (same
 data, recipe and iterations; only the seed differs). For each model, block accuracy,
@@ -38,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from harness.datasets import missing_message  # noqa: E402
+from harness.output import add_out, write_reports  # noqa: E402
 from scrapy_boilerplate.extractors.web2text.model import Web2TextModel, load_model  # noqa: E402
 from scrapy_boilerplate.extractors.web2text.viterbi import viterbi  # noqa: E402
 from web2text_eval import PAPER, TARGET_F1, _count, cleaneval_features, scores  # noqa: E402
@@ -156,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("models", type=Path, nargs="+", help="one ONNX file per seed")
     parser.add_argument("--also", nargs="+", default=[], help="whole models to add")
     parser.add_argument("--data", type=Path, default=HERE.parent / "datasets")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "web2text_seeds.md")
+    add_out(parser, "web2text_seeds.md")
     args = parser.parse_args(argv)
     if not (args.data / "cleaneval").is_dir():
         print(missing_message("cleaneval", args.data).replace("; skipping it", ""), file=sys.stderr)
@@ -172,9 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         rows[extra[-1]] = evaluate(model, sets)
     command = "python benchmarks/web2text_seeds.py " + " ".join(argv or sys.argv[1:])
     text = report(rows, extra, sizes, command)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
     print(text)
+    write_reports(args.out, {"web2text_seeds.md": text})
     return 0
 
 

@@ -210,6 +210,7 @@ async def test_a_crawl_of_hostile_pages_loses_no_item(pages, mode):
         "BOILERPLATE_EXECUTION": mode,
         "BOILERPLATE_TIMEOUT": 3.0,
         "BOILERPLATE_WORKERS": 1,
+        "BOILERPLATE_BLOCKS": "all",  # every block: the text is read whatever its label
         "DOWNLOAD_MAXSIZE": 64 * 1024 * 1024,  # the bomb inflates to 200 MB: cut off
         "DOWNLOAD_WARNSIZE": 0,
         "CONCURRENT_REQUESTS": 4,

@@ -15,7 +15,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
 from scrapy.utils.serialize import ScrapyJSONEncoder
 from scrapy.utils.test import get_crawler
 
-from scrapy_boilerplate import CONTENT, Addon, extract
+from scrapy_boilerplate import Addon, extract
 from scrapy_boilerplate.scrapy.addon import (
     DECODE_MIDDLEWARE_PRIORITY,
     DOWNLOADER_MIDDLEWARE_PRIORITY,
@@ -110,8 +110,8 @@ async def test_every_item_arrives_with_main_text_blocks_and_extractor():
         assert item["main_text"]
         assert item["extractor"] == "justext"
         assert item["boilerplate_reason"] is None
-        assert {b["label"] for b in item["blocks"]} <= {"content", "boilerplate"}
-        assert [b["text"] for b in item["blocks"]] == [b.text for b in expected.blocks]
+        # BOILERPLATE_BLOCKS = "content" (the default): the content blocks, compact
+        assert item["blocks"] == [b.compact_dict() for b in expected.content_blocks]
         json.loads(json.dumps(item))  # plain JSON only
         ScrapyJSONEncoder().encode(item)
     counts = boilerplate_stats(stats)
@@ -246,7 +246,7 @@ async def test_items_of_every_kind_get_the_fields(item_class):
     adapter = ItemAdapter(item)
     assert adapter["main_text"] == extract(ARTICLE).main_text
     assert adapter["extractor"] == "justext"
-    assert any(b["label"] == CONTENT for b in adapter["blocks"])
+    assert adapter["blocks"] == [b.compact_dict() for b in extract(ARTICLE).content_blocks]
 
 
 @deferred_f_from_coro_f
@@ -526,17 +526,33 @@ async def test_big_bodies_are_decoded_off_the_reactor_and_give_the_same_items(mo
 
 
 @pytest.mark.parametrize("mode", ["thread", "process"])
+@pytest.mark.parametrize("blocks", ["content", "all"])
 @deferred_f_from_coro_f
 async def test_items_of_pages_with_many_blocks_get_blocks_prepared_off_the_reactor(
-    monkeypatch, mode
+    monkeypatch, mode, blocks
 ):
+    import scrapy_boilerplate.core.result as result
     import scrapy_boilerplate.scrapy.state as state
 
+    made = []
+    real = result.Extraction._make_block_dicts
+
+    def spy(self, kind):
+        made.append(kind)
+        return real(self, kind)
+
     monkeypatch.setattr(state, "PREPARE_MIN_BLOCKS", 1)
-    items, _, _ = await crawl({"BOILERPLATE_EXECUTION": mode}, urls=[ARTICLE_URL])
+    monkeypatch.setattr(result.Extraction, "_make_block_dicts", spy)
+    settings = {"BOILERPLATE_EXECUTION": mode, "BOILERPLATE_BLOCKS": blocks}
+    items, _, _ = await crawl(settings, urls=[ARTICLE_URL])
     (item,) = items
     expected = extract(ARTICLE, "justext")
-    assert item["blocks"] == [b.to_dict() for b in expected.blocks]
+    if blocks == "all":
+        assert item["blocks"] == [b.to_dict() for b in expected.blocks]
+    else:
+        assert item["blocks"] == [b.compact_dict() for b in expected.content_blocks]
+    # Made once, of the kind the items get: no full dicts built and then thrown away.
+    assert made == [blocks]
 
 
 @deferred_f_from_coro_f

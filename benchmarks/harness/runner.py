@@ -10,8 +10,9 @@ freed memory that one particular other method leaves; each call is timed with
 timed). lxml's own parse of the page (:data:`REFERENCE`) is timed among them, in the
 same shuffled order, so that each median can be read as a multiple of lxml's parse on the
 same machine in the same run. Every extractor runs once on a tiny page and on the first
-page before timing starts (imports, models, caches). Writes ``results.md``, ``results.json`` and
-``quality_speed.png`` into ``--out`` and prints the Markdown.
+page before timing starts (imports, models, caches). Prints the Markdown; writes
+``results.md``, ``results.json`` and ``quality_speed.png`` only into the folder ``--out``
+names (``tox -e bench``: ``benchmarks/results``, the committed ones).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from lxml import html as lxml_html
 from . import chart, report
 from .datasets import ALL, DATASETS, Page, load, missing_message
 from .evaluate import PageResult, _stat, by_page_type, score_page, summarise
+from .output import add_out
 from .peers import Extractor, resolve
 
 DESCRIPTION = (
@@ -74,12 +76,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         metavar="N",
         help="first N pages of each dataset (after the split)",
     )
-    p.add_argument(
-        "--out",
-        type=Path,
-        default=Path("benchmarks/results"),
-        help="output folder (default: benchmarks/results)",
-    )
+    add_out(p, "results.md, results.json, quality_speed.png")
     p.add_argument(
         "--split",
         action="append",
@@ -286,10 +283,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             "reference": reference,
             "extractors": per_extractor,
         }
-    md_path, json_path = report.write(results, args.out)
-    png = chart.draw(results, args.out / "quality_speed.png")
     print(report.markdown(results))
-    _progress(f"wrote {md_path}, {json_path}" + (f", {png}" if png else ""))
+    if args.out is not None:
+        md_path, json_path = report.write(results, args.out)
+        png = chart.draw(results, args.out / "quality_speed.png")
+        _progress(f"wrote {md_path}, {json_path}" + (f", {png}" if png else ""))
     return 0
 
 

@@ -24,6 +24,9 @@ BOILERPLATE_FIELDS = {
     "language": "language",
     "markdown": "markdown",
 }
+# Every block with its label and scores (not the default, "content": the content blocks
+# only, as text, tag, xpath and index), so that the summary can count the labels.
+BOILERPLATE_BLOCKS = "all"
 
 ROBOTSTXT_OBEY = False  # the example site is served locally and has no robots.txt
 TELNETCONSOLE_ENABLED = False

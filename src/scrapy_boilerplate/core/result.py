@@ -67,6 +67,22 @@ class Block:
             out[key] = to_jsonable(value)
         return out
 
+    def compact_dict(self) -> dict[str, Any]:
+        """The few keys a content block needs in an item (:data:`COMPACT_KEYS`): its text,
+        its tag (heading, paragraph, list item: how to render it), its xpath (where it is in
+        the page) and its index among all the page's blocks (page order, and where
+        boilerplate was left out between two content blocks). The label (always content
+        here), the method's scores and the rest of :meth:`to_dict` stay out."""
+        return {"text": self.text, "tag": self.tag, "xpath": self.xpath, "index": self.index}
+
+
+#: The keys of :meth:`Block.compact_dict`.
+COMPACT_KEYS = ("text", "tag", "xpath", "index")
+
+#: What :meth:`Extraction.block_dicts` can give: every block's :meth:`Block.to_dict`
+#: (``all``) or the content blocks' :meth:`Block.compact_dict` (``content``).
+BLOCK_DICT_KINDS = ("all", "content")
+
 
 def blocks_from_segments(
     segments: Any, labels: list[str], keys: tuple[str, ...], columns: tuple[list[Any], ...]
@@ -156,26 +172,37 @@ class Extraction:
     encoding: str | None = None
     url: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-    # ``to_dict()`` of every block, made ahead of time off the reactor thread for big
-    # pages (see :meth:`prepare_block_dicts`); taken once by the first item written.
-    _block_dicts: list[dict[str, Any]] | None = field(
+    # The block dicts an item gets (see :meth:`block_dicts`), made ahead of time off the
+    # reactor thread for big pages (see :meth:`prepare_block_dicts`), with the kind they
+    # were made for; taken once by the first item written.
+    _block_dicts: tuple[str, list[dict[str, Any]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
-    def prepare_block_dicts(self) -> None:
-        """Compute the blocks' plain dicts now (in a worker thread), for the item."""
-        self._block_dicts = [b.to_dict() for b in self.blocks]
+    def prepare_block_dicts(self, kind: str = "all") -> None:
+        """Compute the blocks' plain dicts of ``kind`` now (in a worker thread), for the item."""
+        self._block_dicts = (kind, self._make_block_dicts(kind))
 
-    def block_dicts(self) -> list[dict[str, Any]]:
-        """Every block's :meth:`Block.to_dict`; the prepared list the first time, if any.
+    def block_dicts(self, kind: str = "all") -> list[dict[str, Any]]:
+        """The blocks as plain dicts; the prepared list the first time, if any of that kind.
 
-        The prepared list is handed out once, so two items of one page never share
-        mutable dicts.
+        ``kind`` is ``"all"`` (every block's :meth:`Block.to_dict`) or ``"content"`` (the
+        content blocks' :meth:`Block.compact_dict`). The prepared list is handed out once,
+        so two items of one page never share mutable dicts.
         """
         prepared, self._block_dicts = self._block_dicts, None
-        if prepared is not None:
-            return prepared
-        return [b.to_dict() for b in self.blocks]
+        if prepared is not None and prepared[0] == kind:
+            return prepared[1]
+        return self._make_block_dicts(kind)
+
+    def _make_block_dicts(self, kind: str) -> list[dict[str, Any]]:
+        if kind == "all":
+            return [b.to_dict() for b in self.blocks]
+        if kind == "content":
+            return [b.compact_dict() for b in self.blocks if b.label == CONTENT]
+        raise ValueError(
+            f"block dicts: expected one of {', '.join(BLOCK_DICT_KINDS)}, got {kind!r}"
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Sent from a worker process, tens of thousands of Block objects would be

@@ -31,6 +31,13 @@ BOILERPLATE_FIELDS: dict[str, str] | str = {
     "extractor": "extractor",
     "reason": "boilerplate_reason",
 }
+
+#: Which blocks the ``blocks`` output holds: ``content`` (the content blocks only, each as
+#: ``{"text", "tag", "xpath", "index"}``), ``all`` (every block, boilerplate included, with
+#: every key of ``Block.to_dict()``: the largest part of an item by far) or ``none`` (no
+#: blocks output at all).
+BOILERPLATE_BLOCKS = "content"
+
 #: A field holding raw HTML (str or bytes): items carrying it are extracted from it.
 BOILERPLATE_HTML_FIELD: str | None = None
 #: Item classes (objects or import paths) checked at start for the fields written.
@@ -84,6 +91,7 @@ OUTPUTS = (
 )
 EXECUTION_MODES = ("inline", "thread", "process")
 ON_ERROR = ("keep", "drop")
+BLOCKS_MODES = ("content", "all", "none")
 
 
 class BoilerplateSettingsError(BoilerplateError, ValueError):
@@ -106,6 +114,7 @@ class Config:
     params: dict[str, Any] = field(default_factory=dict)
     fields: dict[str, str] = field(default_factory=lambda: dict(BOILERPLATE_FIELDS))
     container: str | None = None
+    blocks: str = BOILERPLATE_BLOCKS
     html_field: str | None = None
     item_classes: tuple[type, ...] = ()
     max_body_size: int = BOILERPLATE_MAX_BODY_SIZE
@@ -149,6 +158,11 @@ class Config:
         params = check_params(extractor, params, "BOILERPLATE_PARAMS")
 
         fields, container = _fields(settings.get("BOILERPLATE_FIELDS", BOILERPLATE_FIELDS))
+        blocks = _blocks_mode(settings.get("BOILERPLATE_BLOCKS", BOILERPLATE_BLOCKS))
+        if blocks == "none" and not container and set(fields) == {"blocks"}:
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_BLOCKS", "'none' leaves no output of BOILERPLATE_FIELDS to write"
+            )
         html_field = settings.get("BOILERPLATE_HTML_FIELD") or None
         if html_field is not None and not isinstance(html_field, str):
             raise BoilerplateSettingsError(
@@ -191,6 +205,7 @@ class Config:
             params=params,
             fields=fields,
             container=container,
+            blocks=blocks,
             html_field=html_field,
             item_classes=classes,
             max_body_size=max_body_size,
@@ -320,6 +335,16 @@ def _fields(value: Any) -> tuple[dict[str, str], str | None]:
     if not fields:
         raise BoilerplateSettingsError("BOILERPLATE_FIELDS", "no output left to write")
     return fields, None
+
+
+def _blocks_mode(value: Any) -> str:
+    """``BOILERPLATE_BLOCKS`` checked: one of :data:`BLOCKS_MODES`."""
+    mode = value.strip().lower() if isinstance(value, str) else value
+    if mode not in BLOCKS_MODES:
+        raise BoilerplateSettingsError(
+            "BOILERPLATE_BLOCKS", f"expected one of {', '.join(BLOCKS_MODES)}, got {value!r}"
+        )
+    return mode
 
 
 def _load_class(value: Any) -> type:

@@ -2,7 +2,9 @@
 
 Items are reached only through :class:`itemadapter.ItemAdapter` (dict, ``scrapy.Item``,
 dataclass, attrs, pydantic). Values are plain JSON types, so feed exports, JOBDIR
-queues and scrapy-redis serialise them.
+queues and scrapy-redis serialise them. ``BOILERPLATE_BLOCKS`` decides how much of the
+blocks goes in: every block with every key is most of an item's bytes, and Scrapy's DEBUG
+"Scraped from" log line repeats the whole item.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from itemadapter import ItemAdapter
 from scrapy_boilerplate.core.result import Extraction, to_jsonable
 from scrapy_boilerplate.scrapy.config import Config
 
+#: The outputs a container field (``BOILERPLATE_FIELDS`` given as one name) receives.
+CONTAINER_OUTPUTS = ("main_text", "blocks", "extractor", "language", "reason")
 
-def output_value(result: Extraction, output: str) -> Any:
-    """The plain-JSON value of one output (see :data:`scrapy_boilerplate.scrapy.config.OUTPUTS`)."""
+
+def output_value(result: Extraction, output: str, blocks: str = "all") -> Any:
+    """The plain-JSON value of one output (see :data:`scrapy_boilerplate.scrapy.config.OUTPUTS`);
+    ``blocks`` is the kind of block dicts (:meth:`Extraction.block_dicts`) for ``"blocks"``."""
     if output == "blocks":
-        return result.block_dicts()
+        return result.block_dicts(blocks)
     if output == "markdown":
         return result.to_markdown()
     if output == "params":
@@ -30,13 +36,30 @@ class ItemWriter:
     """Puts the configured outputs of an extraction into an item's fields."""
 
     def __init__(self, config: Config) -> None:
-        self.fields = dict(config.fields)
+        #: ``BOILERPLATE_BLOCKS``: ``content``, ``all`` or ``none``.
+        self.blocks = config.blocks
+        # "none" leaves the blocks output out: no field for it, none to declare.
+        self.fields = {
+            out: name
+            for out, name in config.fields.items()
+            if out != "blocks" or self.blocks != "none"
+        }
         self.container = config.container
+        self.container_outputs = tuple(
+            out for out in CONTAINER_OUTPUTS if out != "blocks" or self.blocks != "none"
+        )
 
     @property
     def writes_blocks(self) -> bool:
         """Whether items get the blocks (the largest output by far)."""
-        return bool(self.container) or "blocks" in self.fields
+        if self.container:
+            return "blocks" in self.container_outputs
+        return "blocks" in self.fields
+
+    @property
+    def block_kind(self) -> str:
+        """The kind of :meth:`Extraction.block_dicts` items get: ``content`` or ``all``."""
+        return "all" if self.blocks == "all" else "content"
 
     @property
     def field_names(self) -> list[str]:
@@ -66,11 +89,12 @@ class ItemWriter:
         adapter = ItemAdapter(item)
         if self.container:
             adapter[self.container] = {
-                out: output_value(result, out)
-                for out in ("main_text", "blocks", "extractor", "language", "reason")
+                out: output_value(result, out, self.block_kind) for out in self.container_outputs
             }
             return
-        values = {name: output_value(result, out) for out, name in self.fields.items()}
+        values = {
+            name: output_value(result, out, self.block_kind) for out, name in self.fields.items()
+        }
         declared = adapter.field_names() if not isinstance(item, dict) else None
         if declared is not None:
             missing = [n for n in values if n not in declared]

@@ -188,7 +188,7 @@ class CrawlerState:
         if len(result.blocks) >= PREPARE_MIN_BLOCKS and self.writer.writes_blocks:
             # Building the items' block dicts of a huge page is long Python work: do it
             # now, off the reactor thread, rather than in the spider middleware.
-            await self.runner.offload(result.prepare_block_dicts)
+            await self.runner.offload(result.prepare_block_dicts, self.writer.block_kind)
         return result
 
 
