@@ -22,8 +22,13 @@ from scrapy_boilerplate.scrapy.addon import (
     ENTITY_SPIDER_MIDDLEWARE_PRIORITY,
 )
 from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
-from scrapy_boilerplate.scrapy.entities import QUERY_META, EntityPipeline, EntitySpiderMiddleware
-from scrapy_helpers import PAGES, PagesSpider, boilerplate_stats, crawl
+from scrapy_boilerplate.scrapy.entities import (
+    _PAGES,
+    QUERY_META,
+    EntityPipeline,
+    EntitySpiderMiddleware,
+)
+from scrapy_helpers import PAGES, Collect, PagesSpider, boilerplate_stats, crawl
 
 TRAILS_URL = (PAGES / "trails.html").as_uri()
 #: Entity lists on, through the add-on (scrapy_helpers.crawl enables it).
@@ -221,6 +226,22 @@ async def test_entity_work_runs_on_the_crawls_extraction_pool(monkeypatch):
         {**SETTINGS, "BOILERPLATE_EXECUTION": "inline"}, spider=TrailsSpider, urls=[TRAILS_URL]
     )
     assert threads == [threading.main_thread().name]
+
+
+@deferred_f_from_coro_f
+async def test_an_item_dropped_ahead_of_the_entity_pipeline_lets_its_response_go():
+    settings = {
+        "ADDONS": {Addon: 0},
+        "ITEM_PIPELINES": {Collect: 900},
+        "LOG_LEVEL": "ERROR",
+        **SETTINGS,
+        "BOILERPLATE_EXTRACTOR": "scrapy_helpers:BrokenExtractor",
+        "BOILERPLATE_ON_ERROR": "drop",
+    }
+    crawler = get_crawler(TrailsSpider, settings)
+    await maybe_deferred_to_future(crawler.crawl(urls=[TRAILS_URL]))
+    assert crawler.stats.get_value("boilerplate/items_dropped/error") == 1
+    assert not _PAGES[crawler].items
 
 
 @deferred_f_from_coro_f

@@ -28,6 +28,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter, is_item
+from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import TextResponse
 
@@ -57,6 +58,11 @@ class _Pages:
     def take(self, item: Any) -> Any:
         entry = self.items.pop(id(item), None)
         return entry[1] if entry is not None and entry[0] is item else None
+
+    def forget(self, item: Any, **kwargs: Any) -> None:
+        """An item that will not reach the pipeline (dropped, or a pipeline failed): its
+        response is let go now, not when ``_PENDING_LIMIT`` newer items push it out."""
+        self.take(item)
 
 
 _PAGES: WeakKeyDictionary[Any, _Pages] = WeakKeyDictionary()
@@ -127,6 +133,12 @@ def _entity_lists(
 
 class EntityPipeline(_EntityComponent):
     """Adds the entity lists that answer the item's query to every item (priority 250)."""
+
+    def __init__(self, crawler: Any) -> None:
+        super().__init__(crawler)
+        # Items dropped ahead of it (BOILERPLATE_ON_ERROR = "drop" at 200) never come here.
+        crawler.signals.connect(self.pages.forget, signal=signals.item_dropped)
+        crawler.signals.connect(self.pages.forget, signal=signals.item_error)
 
     async def open_spider(self, spider: Any = None) -> None:
         """Load the model before the first page, off the event loop: a file that cannot
