@@ -320,3 +320,15 @@ async def test_a_page_over_the_crawls_time_limit_is_stopped_and_its_item_kept(tm
     (item,) = items
     assert item["entities"] == [] and item["entities_reason"] == "timeout"
     assert boilerplate_stats(stats)["entities/errors/timeout"] == 1
+
+
+def test_the_docs_list_every_entity_setting():
+    docs = PAGES.parent.parent / "docs"
+    settings_md = (docs / "settings.md").read_text("utf-8")
+    entities_md = (docs / "entities.md").read_text("utf-8")
+    names = [name for name in config.DEFAULTS if name.startswith("BOILERPLATE_ENTIT")]
+    assert len(names) == 7
+    for name in names:
+        assert f"`{name}`" in settings_md and f"`{name}`" in entities_md, name
+    for machine_path in ("/work/", "../shared"):
+        assert machine_path not in entities_md
