@@ -1,5 +1,5 @@
 """Extraction predicates (Pasupat and Liang, "Zero-shot Entity Extraction from Web Pages",
-section 3.1; ../shared/papers/zero-shot-entity-extraction.txt).
+section 3.1).
 
 A predicate is a simplified XPath, a list of path entries: a tag (every child with that tag)
 or a tag and an index (only the i-th child with that tag). For every DOM node, the
