@@ -25,6 +25,7 @@ from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
 from scrapy_boilerplate.scrapy.entities import (
     _PAGES,
     QUERY_META,
+    WARM_PAGE,
     EntityPipeline,
     EntitySpiderMiddleware,
 )
@@ -215,7 +216,8 @@ async def test_entity_work_runs_on_the_crawls_extraction_pool(monkeypatch):
     real = ex.extract_entities
 
     def spy(html: Any, query: str, *args: Any) -> Any:
-        threads.append(threading.current_thread().name)
+        if html is not WARM_PAGE:  # the one read when the spider opens
+            threads.append(threading.current_thread().name)
         return real(html, query, *args)
 
     monkeypatch.setattr(ex, "extract_entities", spy)
@@ -245,6 +247,23 @@ async def test_an_item_dropped_ahead_of_the_entity_pipeline_lets_its_response_go
 
 
 @deferred_f_from_coro_f
+async def test_the_model_and_tagger_are_made_ready_when_the_spider_opens(monkeypatch):
+    """Before any page, off the event loop: a first page does not count them in its time."""
+    import scrapy_boilerplate.entities.extract as ex
+
+    calls: list[str] = []
+    real = ex.extract_entities
+
+    def spy(html: Any, query: str, *args: Any) -> Any:
+        calls.append(threading.current_thread().name)
+        return real(html, query, *args)
+
+    monkeypatch.setattr(ex, "extract_entities", spy)
+    await crawl(SETTINGS, spider=TrailsSpider, urls=[])
+    assert len(calls) == 1 and calls[0].startswith("boilerplate-helper")
+
+
+@deferred_f_from_coro_f
 async def test_a_crawl_wide_query_setting_turns_entities_on():
     items, _, _ = await crawl(
         {"BOILERPLATE_ENTITY_QUERY": "hiking trails near baltimore"}, urls=[TRAILS_URL]
@@ -261,7 +280,8 @@ async def test_query_precedence_item_then_meta_then_spider_then_setting(monkeypa
     real = ex.extract_entities
 
     def spy(html: Any, query: str, *args: Any) -> Any:
-        seen_queries.append(query)
+        if html is not WARM_PAGE:  # the one read when the spider opens
+            seen_queries.append(query)
         return real(html, query, *args)
 
     monkeypatch.setattr(ex, "extract_entities", spy)

@@ -22,6 +22,7 @@ stopped at ``BOILERPLATE_TIMEOUT`` (``entities_reason = "timeout"``). Stats unde
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections import OrderedDict
 from typing import Any
@@ -105,15 +106,26 @@ class EntitySpiderMiddleware(_EntityComponent):
             yield obj
 
 
-def _load_model(path: str | None, keep: bool) -> None:
-    """Load the entity model (``keep``: in this process's cache, for its pages)."""
-    from scrapy_boilerplate.entities.extract import DEFAULT_MODEL, load_model
+#: What :func:`_get_ready` reads: a small page with one list.
+WARM_PAGE = (
+    "<html><body><h2>Trails</h2><ul><li>Avalon Loop</li><li>Hilton Area</li>"
+    "<li>Orange Grove</li></ul></body></html>"
+)
+
+
+def _get_ready(path: str | None, keep: bool) -> None:
+    """Load the entity model (raises when it cannot be read); with ``keep``, keep it in
+    this process's cache and read :data:`WARM_PAGE`, which loads what a first page would
+    (the part-of-speech tagger's lexicon: about as long as the model)."""
+    from scrapy_boilerplate.entities.extract import DEFAULT_MODEL, extract_entities, load_model
     from scrapy_boilerplate.entities.model import Model
 
-    if keep:
-        load_model(path)
-    else:  # process mode: a check only, each worker process loads its own
+    if not keep:  # process mode: a check only, each worker process loads its own
         Model.load(path or DEFAULT_MODEL)
+        return
+    load_model(path)
+    with contextlib.suppress(Exception):  # a first page meets the same problem and reports it
+        extract_entities(WARM_PAGE, "trails", 1, path)
 
 
 def _entity_lists(
@@ -142,11 +154,13 @@ class EntityPipeline(_EntityComponent):
 
     async def open_spider(self, spider: Any = None) -> None:
         """Load the model before the first page, off the event loop: a file that cannot
-        be read stops the crawl here, and the first pages do not wait for it."""
+        be read stops the crawl here, and the first pages neither wait for it nor count
+        its time against their limit (in ``process`` mode, each worker loads it on its
+        first page)."""
         model = self.config.model
         keep = self.state.runner.mode != "process"
         try:
-            await self.state.runner.offload(_load_model, model, keep)
+            await self.state.runner.offload(_get_ready, model, keep)
         except Exception as exc:
             where = model or "the shipped entity model"
             raise BoilerplateSettingsError(
