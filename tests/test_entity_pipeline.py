@@ -112,18 +112,45 @@ print("LOADED", sorted(m for m in sys.modules if m.startswith("scrapy_boilerplat
 """
 
 
-def test_with_entities_off_nothing_entity_related_is_loaded():
-    """A crawl through the add-on with entities off imports neither the entity components
-    nor the entity package (nor, so, its model)."""
+def _run(script: str) -> str:
+    """``script``'s output, run in a fresh interpreter (its own reactor and imports)."""
     path = os.pathsep.join([str(PAGES.parent), *sys.path])  # this process's imports
     out = subprocess.run(
-        [sys.executable, "-c", OFF_CRAWL],
+        [sys.executable, "-c", script],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": path},
         timeout=120,
     )
-    assert "LOADED []" in out.stdout, out.stdout + out.stderr
+    return out.stdout + out.stderr
+
+
+def test_with_entities_off_nothing_entity_related_is_loaded():
+    """A crawl through the add-on with entities off imports neither the entity components
+    nor the entity package (nor, so, its model)."""
+    output = _run(OFF_CRAWL)
+    assert "LOADED []" in output, output
+
+
+OTHER_REACTOR_CRAWL = f"""
+from scrapy.crawler import CrawlerProcess
+from scrapy_helpers import SETTINGS, Collect, PagesSpider
+
+process = CrawlerProcess({{
+    **SETTINGS, "ITEM_PIPELINES": {{Collect: 900}}, "LOG_LEVEL": "CRITICAL",
+    "BOILERPLATE_ENTITY_QUERY": "hiking trails near baltimore",
+    "TWISTED_REACTOR": "twisted.internet.selectreactor.SelectReactor",
+}})
+process.crawl(PagesSpider, urls=[{TRAILS_URL!r}])
+process.start()
+print("ENTITIES", Collect.items[0]["entities"][:1])
+"""
+
+
+def test_entity_lists_work_without_the_asyncio_reactor():
+    """The state then extracts inline; the model is made ready inline too."""
+    output = _run(OTHER_REACTOR_CRAWL)
+    assert "ENTITIES ['Avalon Super Loop']" in output, output
 
 
 # ---------------------------------------------------------------------------------------------

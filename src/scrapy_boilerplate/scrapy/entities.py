@@ -22,6 +22,7 @@ stopped at ``BOILERPLATE_TIMEOUT`` (``entities_reason = "timeout"``). Stats unde
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
@@ -143,6 +144,14 @@ def _entity_lists(
     return extract_entities(page, query, top_k, model, 8, max_nodes, max_predicates)
 
 
+def _asyncio_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 class EntityPipeline(_EntityComponent):
     """Adds the entity lists that answer the item's query to every item (priority 250)."""
 
@@ -160,7 +169,10 @@ class EntityPipeline(_EntityComponent):
         model = self.config.model
         keep = self.state.runner.mode != "process"
         try:
-            await self.state.runner.offload(_get_ready, model, keep)
+            if self.state.runner.mode == "inline" or _asyncio_running():
+                await self.state.runner.offload(_get_ready, model, keep)
+            else:  # not the asyncio reactor: the crawler's state falls back to inline
+                _get_ready(model, keep)
         except Exception as exc:
             where = model or "the shipped entity model"
             raise BoilerplateSettingsError(
