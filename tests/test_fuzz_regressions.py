@@ -61,8 +61,7 @@ def test_a_base_href_that_w3lib_cannot_split_still_extracts_in_a_crawl(href):
 async def test_the_entity_pipeline_keeps_the_item_of_a_page_with_such_a_base_href(tmp_path):
     """The same ``<base href>``: EntityPipeline read ``response.selector`` outside its
     error handling, so the item was lost."""
-    from scrapy_boilerplate.scrapy.entities import EntityPipeline
-    from scrapy_helpers import PAGES, Collect, PagesSpider, crawl
+    from scrapy_helpers import PAGES, PagesSpider, crawl
 
     class Trails(PagesSpider):
         name = "trails-bad-base"
@@ -71,10 +70,7 @@ async def test_the_entity_pipeline_keeps_the_item_of_a_page_with_such_a_base_hre
     html = (PAGES / "trails.html").read_text()
     page = tmp_path / "trails.html"
     page.write_text(html.replace("<head>", '<head><base href="https://www:example.org/">', 1))
-    settings = {
-        "SPIDER_MIDDLEWARES": {"scrapy_boilerplate.scrapy.entities.EntitySpiderMiddleware": 600},
-        "ITEM_PIPELINES": {EntityPipeline: 300, Collect: 900},
-    }
+    settings = {"BOILERPLATE_ENTITIES_ENABLED": True}  # through the add-on
     items, _, _ = await crawl(settings, spider=Trails, urls=[page.as_uri()])
     (item,) = items
     assert item["entities"]

@@ -83,10 +83,7 @@ class FocusedSpider(ArticleSpider):
 
     name = "focused"
     custom_settings: ClassVar[dict[str, Any]] = {
-        "SPIDER_MIDDLEWARES": {
-            "scrapy_boilerplate.scrapy.entities.EntitySpiderMiddleware": 600,
-        },
-        "ITEM_PIPELINES": {"scrapy_boilerplate.scrapy.entities.EntityPipeline": 300},
+        "BOILERPLATE_ENTITIES_ENABLED": True,  # the add-on adds the entity components
         "BOILERPLATE_ENTITY_TOP_K": 3,
     }
 

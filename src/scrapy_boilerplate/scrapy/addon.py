@@ -2,7 +2,10 @@
 
 It adds the downloader middleware (545), the decoding middleware (585), the spider
 middleware (600) and the pipeline (200) unless the project already lists them (a user's
-own priority, or ``None`` to disable one, wins). It sets nothing else: every
+own priority, or ``None`` to disable one, wins); when entity lists are on
+(``BOILERPLATE_ENTITIES_ENABLED`` or ``BOILERPLATE_ENTITY_QUERY``), the entity spider
+middleware (40) and pipeline (250) too, and otherwise not even their module is imported.
+It sets nothing else: every
 ``BOILERPLATE_*`` default lives in :mod:`scrapy_boilerplate.scrapy.config`, and the reactor is
 left alone.
 """
@@ -13,6 +16,7 @@ from typing import Any
 
 from scrapy.utils.misc import load_object
 
+from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, entities_wanted
 from scrapy_boilerplate.scrapy.middlewares import (
     BoilerplateDecodeMiddleware,
     BoilerplateDownloaderMiddleware,
@@ -24,6 +28,10 @@ DOWNLOADER_MIDDLEWARE_PRIORITY = 545
 DECODE_MIDDLEWARE_PRIORITY = 585
 SPIDER_MIDDLEWARE_PRIORITY = 600
 PIPELINE_PRIORITY = 200
+#: Low: it sees the items that go on to the pipelines, after middlewares that replace them.
+ENTITY_SPIDER_MIDDLEWARE_PRIORITY = 40
+#: After the main-content pipeline (items it drops cost nothing), before storage (300).
+ENTITY_PIPELINE_PRIORITY = 250
 
 _COMPONENTS = (
     ("DOWNLOADER_MIDDLEWARES", BoilerplateDownloaderMiddleware, DOWNLOADER_MIDDLEWARE_PRIORITY),
@@ -37,12 +45,27 @@ class Addon:
     """Enables scrapy-boilerplate's components with their documented priorities."""
 
     def update_settings(self, settings: Any) -> None:
-        for name, component, priority in _COMPONENTS:
+        components: tuple[tuple[str, Any, int], ...] = _COMPONENTS
+        if _entities_wanted(settings):
+            from scrapy_boilerplate.scrapy.entities import EntityPipeline, EntitySpiderMiddleware
+
+            components += (
+                ("SPIDER_MIDDLEWARES", EntitySpiderMiddleware, ENTITY_SPIDER_MIDDLEWARE_PRIORITY),
+                ("ITEM_PIPELINES", EntityPipeline, ENTITY_PIPELINE_PRIORITY),
+            )
+        for name, component, priority in components:
             current = settings.getdict(name)
             # A string entry naming the same class counts as already there.
             if any(_same(key, component) for key in current):
                 continue
             settings.setdefault_in_component_priority_dict(name, component, priority)
+
+
+def _entities_wanted(settings: Any) -> bool:
+    try:
+        return entities_wanted(settings)
+    except BoilerplateSettingsError:
+        return True  # added, so that the crawl fails at start with the setting's error
 
 
 def _same(key: Any, component: type) -> bool:

@@ -73,6 +73,24 @@ BOILERPLATE_MEMORY_TRIM = 10.0
 #: the GIL while it scans them all, again and again in a busy crawl.
 BOILERPLATE_GC_FREEZE = True
 
+# Entity lists (docs/entities.md): the add-on adds their components only when they are on.
+#: Add the entity lists that answer a query to items (``BOILERPLATE_ENTITY_QUERY`` set
+#: turns them on as well).
+BOILERPLATE_ENTITIES_ENABLED = False
+#: The crawl's query ("hiking trails near baltimore"); an item's own query field, the
+#: request's ``meta["boilerplate_entity_query"]`` and the spider's ``entity_query`` come first.
+BOILERPLATE_ENTITY_QUERY: str | None = None
+#: The item field that holds an item's own query.
+BOILERPLATE_ENTITY_QUERY_FIELD = "query"
+#: Entity lists written per item (``entity_candidates``), best first.
+BOILERPLATE_ENTITY_TOP_K = 5
+#: An entity model file (JSON, as ``Model.save`` writes it); None: the shipped model.
+BOILERPLATE_ENTITY_MODEL: str | None = None
+#: Elements of a page read for lists; a bigger page is read up to there (``capped``).
+BOILERPLATE_ENTITY_MAX_NODES = 20_000
+#: Extraction predicates generated per page at most; more are left out (``capped``).
+BOILERPLATE_ENTITY_MAX_PREDICATES = 500_000
+
 DEFAULTS: dict[str, Any] = {
     name: value for name, value in dict(globals()).items() if name.startswith("BOILERPLATE_")
 }
@@ -105,6 +123,104 @@ class BoilerplateSettingsError(BoilerplateError, ValueError):
         self.setting = setting
 
 
+# Entity lists: their settings, checked -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EntityConfig:
+    """The ``BOILERPLATE_ENTITY*`` settings, checked (``Config.entities``)."""
+
+    enabled: bool = BOILERPLATE_ENTITIES_ENABLED
+    query: str | None = BOILERPLATE_ENTITY_QUERY
+    query_field: str = BOILERPLATE_ENTITY_QUERY_FIELD
+    top_k: int = BOILERPLATE_ENTITY_TOP_K
+    model: str | None = BOILERPLATE_ENTITY_MODEL
+    max_nodes: int = BOILERPLATE_ENTITY_MAX_NODES
+    max_predicates: int = BOILERPLATE_ENTITY_MAX_PREDICATES
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> EntityConfig:
+        """Read and check the entity settings (whether entity lists are on or not)."""
+        if settings.get("BOILERPLATE_ENTITY_CONCURRENCY") is not None:
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_ENTITY_CONCURRENCY",
+                "no longer used: entity lists are extracted by the crawl's extraction "
+                "workers; set BOILERPLATE_WORKERS and BOILERPLATE_QUEUE_SIZE instead",
+            )
+        field_name = settings.get("BOILERPLATE_ENTITY_QUERY_FIELD", BOILERPLATE_ENTITY_QUERY_FIELD)
+        if not isinstance(field_name, str) or not field_name.strip():
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_ENTITY_QUERY_FIELD", f"expected a field name, got {field_name!r}"
+            )
+        return cls(
+            enabled=entities_wanted(settings),
+            query=_entity_query(settings),
+            query_field=field_name.strip(),
+            top_k=_at_least_one(settings, "BOILERPLATE_ENTITY_TOP_K", "lists"),
+            model=_entity_model(settings),
+            max_nodes=_at_least_one(settings, "BOILERPLATE_ENTITY_MAX_NODES", "elements"),
+            max_predicates=_at_least_one(
+                settings, "BOILERPLATE_ENTITY_MAX_PREDICATES", "predicates"
+            ),
+        )
+
+
+def entities_wanted(settings: Any) -> bool:
+    """Whether entity lists are on: ``BOILERPLATE_ENTITIES_ENABLED`` or a crawl-wide query.
+
+    The add-on asks this to decide whether to add the entity components at all.
+    """
+    try:
+        enabled = settings.getbool("BOILERPLATE_ENTITIES_ENABLED", BOILERPLATE_ENTITIES_ENABLED)
+    except ValueError as exc:
+        raise BoilerplateSettingsError(
+            "BOILERPLATE_ENTITIES_ENABLED", f"expected True or False: {exc}"
+        ) from None
+    return enabled or _entity_query(settings) is not None
+
+
+def _entity_query(settings: Any) -> str | None:
+    query = settings.get("BOILERPLATE_ENTITY_QUERY", BOILERPLATE_ENTITY_QUERY)
+    if query is None:
+        return None
+    if not isinstance(query, str) or not query.strip():
+        raise BoilerplateSettingsError(
+            "BOILERPLATE_ENTITY_QUERY",
+            f"expected a non-empty query (a str) or None, got {type(query).__name__} {query!r}",
+        )
+    return query.strip()
+
+
+def _at_least_one(settings: Any, name: str, what: str) -> int:
+    value = settings.get(name, DEFAULTS[name])
+    try:
+        number = settings.getint(name, DEFAULTS[name])
+    except (TypeError, ValueError):
+        number = 0
+    if number < 1:
+        raise BoilerplateSettingsError(
+            name, f"expected an integer >= 1 (a number of {what}), got {value!r}"
+        )
+    return number
+
+
+def _entity_model(settings: Any) -> str | None:
+    value = settings.get("BOILERPLATE_ENTITY_MODEL", BOILERPLATE_ENTITY_MODEL)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, (str, os.PathLike)):
+        raise BoilerplateSettingsError(
+            "BOILERPLATE_ENTITY_MODEL", f"expected a file path or None, got {value!r}"
+        )
+    path = os.path.abspath(os.path.expanduser(os.fspath(value)))
+    if not os.path.isfile(path):
+        raise BoilerplateSettingsError(
+            "BOILERPLATE_ENTITY_MODEL",
+            f"no model file at {path} (an entity model JSON file, or None for the shipped one)",
+        )
+    return path
+
+
 @dataclass(frozen=True)
 class Config:
     """The plugin's settings, checked: what every component is built from."""
@@ -128,6 +244,7 @@ class Config:
     decode_size: int = BOILERPLATE_DECODE_SIZE
     memory_trim: float = BOILERPLATE_MEMORY_TRIM
     gc_freeze: bool = BOILERPLATE_GC_FREEZE
+    entities: EntityConfig = field(default_factory=EntityConfig)
 
     @classmethod
     def from_settings(cls, settings: Any) -> Config:
@@ -219,6 +336,7 @@ class Config:
             decode_size=decode_size,
             gc_freeze=get("BOILERPLATE_GC_FREEZE", "getbool"),
             memory_trim=memory_trim,
+            entities=EntityConfig.from_settings(settings),
         )
 
     def for_request(self, meta: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:

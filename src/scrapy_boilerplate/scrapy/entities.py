@@ -1,38 +1,46 @@
-"""Entity lists in a crawl: ``EntityPipeline`` adds ``entities`` (the best list) and
-``entity_candidates`` (the top k lists with their scores and XPaths) to items.
+"""Entity lists in a crawl: :class:`EntityPipeline` adds ``entities`` (the best list),
+``entity_candidates`` (the top k lists with their scores and XPaths) and, when there is
+none, ``entities_reason`` to items.
 
-Enable both components (the spider middleware remembers which response each item came
-from, so the pipeline can read that page)::
-
-    SPIDER_MIDDLEWARES = {"scrapy_boilerplate.scrapy.entities.EntitySpiderMiddleware": 600}
-    ITEM_PIPELINES = {"scrapy_boilerplate.scrapy.entities.EntityPipeline": 300}
+The add-on adds both components when entity lists are on (``BOILERPLATE_ENTITIES_ENABLED
+= True``, or a ``BOILERPLATE_ENTITY_QUERY``): :class:`EntitySpiderMiddleware` (40)
+remembers the response each item came from, and :class:`EntityPipeline` (250, after the
+main-content pipeline) reads that page. Their settings are read and checked with the
+others (:class:`~scrapy_boilerplate.scrapy.config.EntityConfig`, ``Config.entities``).
 
 The query, first found wins: the item's ``BOILERPLATE_ENTITY_QUERY_FIELD`` field (default
 ``query``), the request's ``meta["boilerplate_entity_query"]``, the spider's
 ``entity_query`` attribute, the ``BOILERPLATE_ENTITY_QUERY`` setting. An item with no query
-from any of them keeps going with ``entities_reason = "no-query"`` (counted and logged);
-an empty ``BOILERPLATE_ENTITY_QUERY`` fails at crawl start. The page is the response the
-item came from, or the item's ``BOILERPLATE_HTML_FIELD`` if set. Extraction runs in a thread
-(``BOILERPLATE_ENTITY_CONCURRENCY`` at a time), never on the event loop; pages are capped by
-``BOILERPLATE_ENTITY_MAX_NODES`` and ``BOILERPLATE_ENTITY_MAX_PREDICATES`` (a capped page
-is counted under ``boilerplate/entities/capped``) and stopped at ``BOILERPLATE_TIMEOUT``
-(``entities_reason = "timeout"``).
+from any of them keeps going with ``entities_reason = "no-query"`` (counted and logged).
+The page is the item's ``BOILERPLATE_HTML_FIELD`` if set, else the response it came from.
+
+The work runs on the crawl's extraction runner (the same workers and queue as the
+main-content extraction, ``BOILERPLATE_EXECUTION``), never on the event loop, and is
+stopped at ``BOILERPLATE_TIMEOUT`` (``entities_reason = "timeout"``). Stats under
+``boilerplate/entities/``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import OrderedDict
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter, is_item
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+from scrapy.http import TextResponse
 
-from scrapy_boilerplate.core.deadline import ExtractionTimeout, within
-from scrapy_boilerplate.scrapy.state import Reporter
+from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError
+from scrapy_boilerplate.scrapy.runner import ExtractionTimeout
+from scrapy_boilerplate.scrapy.state import Component
 
 logger = logging.getLogger(__name__)
 
+#: ``Request.meta`` key: the query for the items of this request's response.
 QUERY_META = "boilerplate_entity_query"
 _PENDING_LIMIT = 10000
 
@@ -53,24 +61,38 @@ class _Pages:
         entry = self.items.pop(id(item), None)
         return entry[1] if entry is not None and entry[0] is item else None
 
-
-def _pages(crawler: Any) -> _Pages:
-    pages = getattr(crawler, "_boilerplate_entity_pages", None)
-    if pages is None:
-        pages = _Pages()
-        crawler._boilerplate_entity_pages = pages
-    return pages
+    def forget(self, item: Any, **kwargs: Any) -> None:
+        """An item that will not reach the pipeline (dropped, or a pipeline failed): its
+        response is let go now, not when ``_PENDING_LIMIT`` newer items push it out."""
+        self.take(item)
 
 
-class EntitySpiderMiddleware:
-    """Remembers the response of every item a callback yields (for :class:`EntityPipeline`)."""
+_PAGES: WeakKeyDictionary[Any, _Pages] = WeakKeyDictionary()
+
+
+class _EntityComponent(Component):
+    """Base of the entity components: the crawler's shared state, entity lists on."""
 
     def __init__(self, crawler: Any) -> None:
-        self.pages = _pages(crawler)
+        super().__init__(crawler)
+        self.config = self.state.config.entities
+        if not self.config.enabled:
+            raise NotConfigured(
+                "entity lists are off: set BOILERPLATE_ENTITIES_ENABLED = True or "
+                "BOILERPLATE_ENTITY_QUERY"
+            )
+        pages = _PAGES.get(crawler)
+        if pages is None:
+            pages = _PAGES[crawler] = _Pages()
+        self.pages = pages
 
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> EntitySpiderMiddleware:
-        return cls(crawler)
+
+class EntitySpiderMiddleware(_EntityComponent):
+    """Remembers the response of every item a callback yields (for :class:`EntityPipeline`).
+
+    At 40, below the usual spider middlewares, it sees the item objects that go on to
+    the pipelines, after any middleware that replaces them.
+    """
 
     async def process_spider_output_async(self, response: Any, result: Any, spider: Any = None):
         async for obj in result:
@@ -85,97 +107,147 @@ class EntitySpiderMiddleware:
             yield obj
 
 
-def _within(limit: float | None, func: Any, *args: Any) -> Any:
-    """``func(*args)`` under a deadline of ``limit`` seconds from now (this thread)."""
-    with within(limit):
-        return func(*args)
+#: What :func:`_get_ready` reads: a small page with one list.
+WARM_PAGE = (
+    "<html><body><h2>Trails</h2><ul><li>Avalon Loop</li><li>Hilton Area</li>"
+    "<li>Orange Grove</li></ul></body></html>"
+)
 
 
-class EntityPipeline:
-    """Adds the entity lists that answer the crawl's query to every item."""
+def _get_ready(path: str | None, keep: bool) -> None:
+    """Load the entity model (raises when it cannot be read); with ``keep``, keep it in
+    this process's cache and read :data:`WARM_PAGE`, which loads what a first page would
+    (the part-of-speech tagger's lexicon: about as long as the model)."""
+    from scrapy_boilerplate.entities.extract import DEFAULT_MODEL, extract_entities, load_model
+    from scrapy_boilerplate.entities.model import Model
+
+    if not keep:  # process mode: a check only, each worker process loads its own
+        Model.load(path or DEFAULT_MODEL)
+        return
+    load_model(path)
+    with contextlib.suppress(Exception):  # a first page meets the same problem and reports it
+        extract_entities(WARM_PAGE, "trails", 1, path)
+
+
+def _entity_lists(
+    page: Any, query: str, top_k: int, model: str | None, max_nodes: int, max_predicates: int
+) -> Any:
+    """Runs where the runner runs pages: ``page`` is HTML, or a response whose tree (the
+    one its callback used, or built here, off the event loop) is read."""
+    from scrapy_boilerplate.entities.extract import extract_entities
+
+    if isinstance(page, TextResponse):
+        try:
+            page = page.selector
+        except ValueError:  # Scrapy reads <base href> with w3lib: "https://www:x.org/"
+            page = page.text
+    return extract_entities(page, query, top_k, model, 8, max_nodes, max_predicates)
+
+
+def _asyncio_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+class EntityPipeline(_EntityComponent):
+    """Adds the entity lists that answer the item's query to every item (priority 250)."""
 
     def __init__(self, crawler: Any) -> None:
-        settings = crawler.settings
-        self.crawler = crawler
-        self.query = settings.get("BOILERPLATE_ENTITY_QUERY")
-        if self.query is not None and not str(self.query).strip():
-            raise ValueError("BOILERPLATE_ENTITY_QUERY is empty: give the query to answer")
-        self.query_field = settings.get("BOILERPLATE_ENTITY_QUERY_FIELD", "query")
-        self.html_field = settings.get("BOILERPLATE_HTML_FIELD")
-        self.top_k = settings.getint("BOILERPLATE_ENTITY_TOP_K", 5)
-        if self.top_k < 1:
-            raise ValueError(f"BOILERPLATE_ENTITY_TOP_K must be at least 1, got {self.top_k}")
-        self.model = settings.get("BOILERPLATE_ENTITY_MODEL")
-        self.max_nodes = settings.getint("BOILERPLATE_ENTITY_MAX_NODES", 20000)
-        self.max_predicates = settings.getint("BOILERPLATE_ENTITY_MAX_PREDICATES", 500000)
-        self.semaphore = asyncio.Semaphore(settings.getint("BOILERPLATE_ENTITY_CONCURRENCY", 2))
-        # The crawl's per-page limit: the extraction checks it as it goes and stops there.
-        self.timeout = settings.getfloat("BOILERPLATE_TIMEOUT", 30.0) or None
-        self.pages = _pages(crawler)
-        self.reporter = Reporter(crawler)
+        super().__init__(crawler)
+        # Items dropped ahead of it (BOILERPLATE_ON_ERROR = "drop" at 200) never come here.
+        crawler.signals.connect(self.pages.forget, signal=signals.item_dropped)
+        crawler.signals.connect(self.pages.forget, signal=signals.item_error)
 
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> EntityPipeline:
-        return cls(crawler)
+    async def open_spider(self, spider: Any = None) -> None:
+        """Load the model before the first page, off the event loop: a file that cannot
+        be read stops the crawl here, and the first pages neither wait for it nor count
+        its time against their limit (in ``process`` mode, each worker loads it on its
+        first page)."""
+        model = self.config.model
+        keep = self.state.runner.mode != "process"
+        try:
+            if self.state.runner.mode == "inline" or _asyncio_running():
+                await self.state.runner.offload(_get_ready, model, keep)
+            else:  # not the asyncio reactor: the crawler's state falls back to inline
+                _get_ready(model, keep)
+        except Exception as exc:
+            where = model or "the shipped entity model"
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_ENTITY_MODEL", f"cannot load {where}: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def _query(self, adapter: ItemAdapter, response: Any, spider: Any) -> str | None:
-        if self.query_field in adapter and adapter.get(self.query_field):
-            return str(adapter.get(self.query_field))
+        field = self.config.query_field
+        if field in adapter and adapter.get(field):
+            return str(adapter.get(field))
         meta = getattr(response, "meta", None) if response is not None else None
         if meta and meta.get(QUERY_META):
             return str(meta[QUERY_META])
         attr = getattr(spider, "entity_query", None) if spider is not None else None
         if attr:
             return str(attr)
-        return self.query
+        return self.config.query
+
+    def _page(self, adapter: ItemAdapter, response: Any) -> Any:
+        """The item's own HTML, or its response (its text in ``process`` mode: a tree
+        cannot cross processes); None when there is no page to read."""
+        html_field = self.state.config.html_field
+        if html_field and html_field in adapter and adapter.get(html_field):
+            return adapter.get(html_field)
+        if not isinstance(response, TextResponse):
+            return None
+        return response.text if self.state.runner.mode == "process" else response
 
     async def process_item(self, item: Any, spider: Any = None) -> Any:
-        from scrapy_boilerplate.entities.extract import extract_entities
-
         response = self.pages.take(item)
         adapter = ItemAdapter(item)
         spider = spider or getattr(self.crawler, "spider", None)
         query = self._query(adapter, response, spider)
-        html: Any = None
-        if self.html_field and self.html_field in adapter and adapter.get(self.html_field):
-            html = adapter.get(self.html_field)
-        elif response is not None:
-            try:
-                html = response.selector  # the tree Scrapy already parsed: no second parse
-            except AttributeError:  # not a TextResponse
-                pass
-            except ValueError:  # Scrapy reads <base href> with w3lib: "https://www:x.org/"
-                html = response.text
-        if not query or not str(query).strip():
-            return self._fail(adapter, "no-query", "An item had no entity query (%s)", item)
-        if html is None:
-            return self._fail(adapter, "no-page", "An item came with no page to read (%s)", item)
-        async with self.semaphore:
-            try:
-                result = await asyncio.to_thread(
-                    _within, self.timeout, extract_entities, html, query, self.top_k,
-                    self.model, 8, self.max_nodes, self.max_predicates,
-                )  # fmt: skip
-            except ExtractionTimeout:
-                self.reporter.inc("entities/errors/timeout")
-                where = getattr(response, "url", None) or "an item's page"
-                return self._fail(adapter, "timeout", "Entity extraction timed out on %s", where)
-            except Exception as exc:  # a bug or a bad model must not lose the item
-                self.reporter.inc(f"entities/errors/{type(exc).__name__}")
-                return self._fail(adapter, "error", "Entity extraction failed: %r", exc)
-        self.reporter.inc("entities/pages")
+        if not query or not query.strip():
+            return self._fail(
+                adapter, "no-query", "skipped/no-query", "An item had no entity query (%s)", item
+            )
+        page = self._page(adapter, response)
+        if page is None:
+            return self._fail(
+                adapter, "no-page", "skipped/no-page", "An item came with no page (%s)", item
+            )
+        config = self.config
+        where = getattr(response, "url", None) or "an item's page"
+        reporter = self.state.reporter
+        try:
+            result, seconds = await self.state.runner.run(
+                _entity_lists, page, query, config.top_k, config.model,
+                config.max_nodes, config.max_predicates,
+            )  # fmt: skip
+        except ExtractionTimeout as exc:
+            return self._fail(
+                adapter, "timeout", "errors/timeout", "Entity lists of %s timed out: %s", where, exc
+            )
+        except Exception as exc:  # a bug must not lose the item
+            name = type(exc).__name__
+            return self._fail(
+                adapter, "error", f"errors/{name}", "Entity lists of %s failed: %r", where, exc
+            )
+        reporter.inc("entities/pages")
+        reporter.inc("entities/seconds", round(seconds, 6))
+        reporter.max("entities/max_seconds", round(seconds, 6))
         if result.info.get("truncated"):
-            self.reporter.inc("entities/capped")
+            reporter.inc("entities/capped")
         self._set(adapter, "entities", result.entities)
         self._set(adapter, "entity_candidates", result.lists)
         if result.reason:
-            self.reporter.inc(f"entities/empty/{result.reason}")
+            reporter.inc(f"entities/empty/{result.reason}")
             self._set(adapter, "entities_reason", result.reason)
         return item
 
-    def _fail(self, adapter: ItemAdapter, reason: str, message: str, arg: Any) -> Any:
-        self.reporter.inc(f"entities/skipped/{reason}")
-        self.reporter.once(f"entities/skipped/{reason}", logging.WARNING, message, arg)
+    def _fail(self, adapter: ItemAdapter, reason: str, key: str, message: str, *args: Any) -> Any:
+        """Keep the item with empty lists and ``reason``; count ``entities/<key>``, log once."""
+        self.state.reporter.inc(f"entities/{key}")
+        self.state.reporter.once(f"entities/{key}", logging.WARNING, message, *args)
         self._set(adapter, "entities", [])
         self._set(adapter, "entity_candidates", [])
         self._set(adapter, "entities_reason", reason)
@@ -185,7 +257,7 @@ class EntityPipeline:
         try:
             adapter[field] = value
         except KeyError:  # a scrapy.Item without the field: say so once, keep the item
-            self.reporter.once(
+            self.state.reporter.once(
                 "entities/undeclared-field",
                 logging.ERROR,
                 "Item class %s lacks the field %r: declare entities, entity_candidates and "
