@@ -162,7 +162,9 @@ class EntityPipeline:
                 return self._fail(adapter, "timeout", "Entity extraction timed out on %s", where)
             except Exception as exc:  # a bug or a bad model must not lose the item
                 self.reporter.inc(f"entities/errors/{type(exc).__name__}")
-                return self._fail(adapter, "error", "Entity extraction failed: %r", exc)
+                return self._fail(
+                    adapter, "error", "Entity extraction failed: %r", exc, case=repr(exc)
+                )
         self.reporter.inc("entities/pages")
         if result.info.get("truncated"):
             self.reporter.inc("entities/capped")
@@ -173,9 +175,16 @@ class EntityPipeline:
             self._set(adapter, "entities_reason", result.reason)
         return item
 
-    def _fail(self, adapter: ItemAdapter, reason: str, message: str, arg: Any) -> Any:
-        self.reporter.inc(f"entities/skipped/{reason}")
-        self.reporter.once(f"entities/skipped/{reason}", logging.WARNING, message, arg)
+    def close_spider(self, spider: Any = None) -> None:
+        """Say at the end of the crawl how often each problem logged once happened."""
+        self.reporter.summary()
+
+    def _fail(
+        self, adapter: ItemAdapter, reason: str, message: str, arg: Any, case: str | None = None
+    ) -> Any:
+        self.reporter.problem(
+            f"entities/skipped/{reason}", logging.WARNING, message, arg, case=case
+        )
         self._set(adapter, "entities", [])
         self._set(adapter, "entity_candidates", [])
         self._set(adapter, "entities_reason", reason)
@@ -185,11 +194,13 @@ class EntityPipeline:
         try:
             adapter[field] = value
         except KeyError:  # a scrapy.Item without the field: say so once, keep the item
-            self.reporter.once(
-                "entities/undeclared-field",
+            cls = type(adapter.item)
+            self.reporter.problem(
+                "entities/errors/undeclared_field",
                 logging.ERROR,
                 "Item class %s lacks the field %r: declare entities, entity_candidates and "
                 "entities_reason",
-                type(adapter.item).__name__,
+                cls.__name__,
                 field,
+                case=f"{cls.__module__}.{cls.__qualname__}",
             )

@@ -23,12 +23,23 @@ logger = logging.getLogger("scrapy_boilerplate")
 _STATES: WeakKeyDictionary[Any, CrawlerState] = WeakKeyDictionary()
 
 
+#: Distinct cases of one kind of problem logged at most (more are only counted).
+MAX_CASES_LOGGED = 20
+
+
 class Reporter:
-    """Stats under ``boilerplate/`` and logs that say a recurring problem once, with a count."""
+    """Stats under ``boilerplate/`` and logs that say each distinct problem once.
+
+    :meth:`problem` is the one way to report a problem: it counts it under the stat it
+    names in its log line, so every key a log line names exists.
+    """
 
     def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
-        self.logged: Counter[str] = Counter()
+        #: Problems reported per stats key, and the cases of each already logged.
+        self.counts: Counter[str] = Counter()
+        self.cases: dict[str, set[str | None]] = {}
+        self.stats_failed = False
 
     def inc(self, key: str, value: float = 1) -> None:
         self._stat("inc_value", key, value)
@@ -42,38 +53,48 @@ class Reporter:
         try:
             getattr(self.crawler.stats, method)(f"boilerplate/{key}", value)
         except Exception as exc:
-            self.logged["stats-failure"] += 1
-            if self.logged["stats-failure"] == 1:
+            if not self.stats_failed:
+                self.stats_failed = True
                 logger.error(
-                    "The stats collector rejected boilerplate/%s: %s: %s",
+                    "The stats collector rejected the value of %r: %s: %s",
                     key,
                     type(exc).__name__,
                     exc,
                 )
 
-    def once(
-        self, key: str, level: int, message: str, *args: Any, log_key: str | None = None
+    def problem(
+        self, key: str, level: int, message: str, *args: Any, case: str | None = None
     ) -> None:
-        """Log ``message`` the first time ``log_key`` (default: the stats ``key``) happens;
-        later ones are only counted."""
-        log_key = log_key or key
-        self.logged[log_key] += 1
-        if self.logged[log_key] == 1:
-            logger.log(
-                level,
-                message + " (logged once; the stats count every case: boilerplate/%s)",
-                *args,
-                key,
-                extra={"spider": self._spider()},
-            )
+        """Count a problem under ``boilerplate/<key>``; log ``message % args`` the first
+        time this ``case`` of it happens (``case``: what tells one mistake of this kind
+        from another, such as an exception's message without the URL; None: the kind
+        alone). Repeats are only counted, so a problem on every page is one line, while
+        different mistakes of one kind each get theirs (at most :data:`MAX_CASES_LOGGED`).
+        """
+        self.inc(key)
+        self.counts[key] += 1
+        cases = self.cases.setdefault(key, set())
+        if case in cases or len(cases) >= MAX_CASES_LOGGED:
+            return
+        cases.add(case)
+        logger.log(
+            level,
+            message + " (logged once; boilerplate/%s counts every case)",
+            *args,
+            key,
+            extra={"spider": self._spider()},
+        )
 
     def summary(self) -> None:
-        for key, n in sorted(self.logged.items()):
-            if n > 1:
+        """At the end of the crawl: how often each problem logged once happened."""
+        for key, n in sorted(self.counts.items()):
+            logged = len(self.cases.get(key, ()))
+            if n > logged:
                 logger.info(
-                    "boilerplate/%s happened %d times in this crawl",
+                    "boilerplate/%s = %d in this crawl (%d distinct logged above)",
                     key,
                     n,
+                    logged,
                     extra={"spider": self._spider()},
                 )
 
@@ -161,10 +182,9 @@ class CrawlerState:
         try:
             result, seconds = await self.runner.run(*call)
         except ExtractionTimeout as exc:
-            reporter.inc("errors/timeout")
             if self.runner.restarts:  # process mode: workers killed and replaced so far
                 reporter.max("workers_replaced", self.runner.restarts)
-            reporter.once(
+            reporter.problem(
                 "errors/timeout", logging.WARNING, "Extraction of %s timed out: %s", what, exc
             )
             return Extraction.failed(
@@ -172,9 +192,14 @@ class CrawlerState:
             )
         except Exception as exc:  # an extractor's bug must not break the crawl or lose items
             name = type(exc).__name__
-            reporter.inc(f"errors/{name}")
-            reporter.once(
-                f"errors/{name}", logging.ERROR, "Extraction of %s failed: %s: %s", what, name, exc
+            reporter.problem(
+                f"errors/{name}",
+                logging.ERROR,
+                "Extraction of %s failed: %s: %s",
+                what,
+                name,
+                exc,
+                case=case_of(exc, url),
             )
             return Extraction.failed(
                 "error", extractor, params, url=url, extra={"error": f"{name}: {exc}"}
@@ -190,6 +215,12 @@ class CrawlerState:
             # now, off the reactor thread, rather than in the spider middleware.
             await self.runner.offload(result.prepare_block_dicts)
         return result
+
+
+def case_of(exc: BaseException, url: str | None = None) -> str:
+    """What tells one mistake from another: the exception's message, without the URL."""
+    text = str(exc)
+    return text.replace(url, "<url>") if url else text
 
 
 class Component:
