@@ -5,6 +5,7 @@ plugin is quiet, and a bad setting fails the start with one line and no tracebac
 from __future__ import annotations
 
 import logging
+import os
 import re
 import subprocess
 import sys
@@ -229,6 +230,7 @@ def test_a_bad_setting_fails_the_start_with_one_line_and_no_traceback(tmp_path, 
         text=True,
         timeout=120,
         cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), *sys.path])},
     )
     assert proc.returncode != 0
     stderr = proc.stderr

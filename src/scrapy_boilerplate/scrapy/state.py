@@ -7,6 +7,7 @@ import asyncio
 import gc
 import logging
 from collections import Counter
+from functools import partial
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -241,5 +242,37 @@ def state_for(crawler: Any) -> CrawlerState:
     """The crawler's shared state, built on first use (from a component's ``from_crawler``)."""
     state = _STATES.get(crawler)
     if state is None:
-        state = _STATES[crawler] = CrawlerState(crawler)
+        try:
+            state = _STATES[crawler] = CrawlerState(crawler)
+        except BoilerplateSettingsError as exc:
+            _report_failed_start(exc)
+            raise
     return state
+
+
+def _report_failed_start(error: BoilerplateSettingsError) -> None:
+    """Say in one line which setting stops the crawl; the error still fails its start.
+
+    ``scrapy crawl`` (Scrapy 2.13+) starts the crawl in an asyncio task that nobody
+    awaits: asyncio would report the error once more, as "Task exception was never
+    retrieved" and a traceback of Scrapy's start-up, before this line. The task's
+    exception is taken as seen when it is this error (Scrapy has noted the failed start
+    by then: the command exits with 1); any other exception is reported as asyncio would.
+    """
+    logger.error("Cannot start the crawl: %s", error)
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop running: the caller gets the error as it is
+        return
+    if task is not None:
+        task.add_done_callback(partial(_seen_if, error))
+
+
+def _seen_if(error: BaseException, task: asyncio.Task[Any]) -> None:
+    if task.cancelled():
+        return
+    exc = task.exception()  # marks it retrieved
+    if exc is not None and exc is not error:
+        task.get_loop().call_exception_handler(
+            {"message": "Task exception was never retrieved", "exception": exc, "future": task}
+        )
