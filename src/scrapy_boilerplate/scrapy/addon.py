@@ -2,17 +2,19 @@
 
 It adds the downloader middleware (545), the decoding middleware (585), the spider
 middleware (600) and the pipeline (200) unless the project already lists them (a user's
-own priority, or ``None`` to disable one, wins). It sets nothing else: every
-``BOILERPLATE_*`` default lives in :mod:`scrapy_boilerplate.scrapy.config`, and the reactor is
-left alone.
+own priority, or ``None`` to disable one, wins); none when ``BOILERPLATE_ENABLED`` is
+False. It sets nothing else: every ``BOILERPLATE_*`` default lives in
+:mod:`scrapy_boilerplate.scrapy.config`, and the reactor is left alone.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from scrapy.utils.misc import load_object
 
+from scrapy_boilerplate.scrapy.config import BOILERPLATE_ENABLED
 from scrapy_boilerplate.scrapy.middlewares import (
     BoilerplateDecodeMiddleware,
     BoilerplateDownloaderMiddleware,
@@ -24,6 +26,8 @@ DOWNLOADER_MIDDLEWARE_PRIORITY = 545
 DECODE_MIDDLEWARE_PRIORITY = 585
 SPIDER_MIDDLEWARE_PRIORITY = 600
 PIPELINE_PRIORITY = 200
+
+logger = logging.getLogger("scrapy_boilerplate")
 
 _COMPONENTS = (
     ("DOWNLOADER_MIDDLEWARES", BoilerplateDownloaderMiddleware, DOWNLOADER_MIDDLEWARE_PRIORITY),
@@ -37,12 +41,23 @@ class Addon:
     """Enables scrapy-boilerplate's components with their documented priorities."""
 
     def update_settings(self, settings: Any) -> None:
+        if not _enabled(settings):
+            # Components added only to raise NotConfigured would each log a warning.
+            logger.info("scrapy-boilerplate is disabled (BOILERPLATE_ENABLED is False)")
+            return
         for name, component, priority in _COMPONENTS:
             current = settings.getdict(name)
             # A string entry naming the same class counts as already there.
             if any(_same(key, component) for key in current):
                 continue
             settings.setdefault_in_component_priority_dict(name, component, priority)
+
+
+def _enabled(settings: Any) -> bool:
+    try:
+        return settings.getbool("BOILERPLATE_ENABLED", BOILERPLATE_ENABLED)
+    except ValueError:  # the components fail the start, naming the setting
+        return True
 
 
 def _same(key: Any, component: type) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 from collections import Counter
 from functools import partial
@@ -14,7 +15,7 @@ from weakref import WeakKeyDictionary
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
-from scrapy_boilerplate.core.result import Extraction
+from scrapy_boilerplate.core.result import Extraction, to_jsonable
 from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
 from scrapy_boilerplate.scrapy.items import ItemWriter
 from scrapy_boilerplate.scrapy.runner import ExtractionTimeout, Runner
@@ -134,20 +135,21 @@ class CrawlerState:
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
     async def _opened(self, spider: Any = None) -> None:
+        if self.runner.mode != "inline":
+            try:  # thread and process modes await futures on the asyncio event loop
+                asyncio.get_running_loop()
+            except RuntimeError:
+                logger.error(
+                    "BOILERPLATE_EXECUTION=%r needs the asyncio reactor (TWISTED_REACTOR = "
+                    "'twisted.internet.asyncioreactor.AsyncioSelectorReactor', Scrapy's "
+                    "default since 2.13); extracting inline instead",
+                    self.runner.mode,
+                )
+                self.runner = Runner(
+                    "inline", timeout=self.config.timeout, trim=self.config.memory_trim
+                )
+        self._log_start()
         if self.runner.mode == "inline":
-            return
-        try:  # thread and process modes await futures on the asyncio event loop
-            asyncio.get_running_loop()
-        except RuntimeError:
-            logger.error(
-                "BOILERPLATE_EXECUTION=%r needs the asyncio reactor (TWISTED_REACTOR = "
-                "'twisted.internet.asyncioreactor.AsyncioSelectorReactor', Scrapy's default "
-                "since 2.13); extracting inline instead",
-                self.runner.mode,
-            )
-            self.runner = Runner(
-                "inline", timeout=self.config.timeout, trim=self.config.memory_trim
-            )
             return
         if self.config.gc_freeze:
             # A full collection scans every tracked object and holds the GIL meanwhile:
@@ -160,6 +162,21 @@ class CrawlerState:
             await self.runner.warm_up(self.config.extractor, self.config.params)
         except Exception as exc:  # the first page will meet the same problem and report it
             logger.warning("Could not get the extraction workers ready ahead: %s", exc)
+
+    def _log_start(self) -> None:
+        """One line at spider open: the method, its parameters and how pages are run."""
+        config, runner = self.config, self.runner
+        params = json.dumps(to_jsonable(config.params), sort_keys=True, default=str)
+        how = "inline" if runner.mode == "inline" else f"{runner.mode}, {runner.workers} workers"
+        logger.info(
+            "scrapy-boilerplate: extractor %s %s, execution %s, queue %d, timeout %s",
+            config.extractor,
+            params,
+            how,
+            runner.queue_size,
+            f"{config.timeout:g} s" if config.timeout else "none",
+            extra={"spider": self.reporter._spider()},
+        )
 
     def _closed(self, spider: Any = None) -> None:
         self.runner.close()
