@@ -203,3 +203,34 @@ class LoopingExtractor(Extractor):
 
 #: What :class:`LoopingExtractor` calls did (in this process).
 LOOPS: list[str] = []
+
+
+class CheckClock:
+    """``time.monotonic()`` as the page deadline (core/deadline.py) reads it, moved on by
+    one second at every reading, in each thread on its own (deadlines are per thread):
+    the deadline passes after a known number of checks, whatever the machine's speed.
+
+    :func:`~scrapy_boilerplate.core.deadline.within` reads it once to set the deadline,
+    then every :func:`~scrapy_boilerplate.core.deadline.check` reads it once: with
+    ``within(n)``, the check that raises is the ``n + 1``-th.
+    """
+
+    def __init__(self, monkeypatch: Any) -> None:
+        from types import SimpleNamespace
+
+        from scrapy_boilerplate.core import deadline
+
+        self.local = threading.local()
+        monkeypatch.setattr(deadline, "time", SimpleNamespace(monotonic=self.monotonic))
+
+    def monotonic(self) -> float:
+        self.local.readings = getattr(self.local, "readings", 0) + 1
+        return float(self.local.readings)
+
+    def checks(self) -> int:
+        """This thread's checks since the last :meth:`reset` (the first reading set the
+        deadline)."""
+        return getattr(self.local, "readings", 0) - 1
+
+    def reset(self) -> None:
+        self.local.readings = 0

@@ -22,9 +22,9 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from adversarial import ARTICLE, PAGES, gzip_bomb
 from scrapy_boilerplate import extract
-from scrapy_boilerplate.core.deadline import ExtractionTimeout, deadline
+from scrapy_boilerplate.core.deadline import ExtractionTimeout, within
 from scrapy_boilerplate.entities.extract import extract_entities
-from scrapy_helpers import LOOPS, boilerplate_stats, crawl
+from scrapy_helpers import LOOPS, CheckClock, boilerplate_stats, crawl
 
 METHODS = ["justext", "cnr", "web2text", "vips", "entities"]
 #: The slow pages get this long (their outcome may be ``timeout``; the 50 MB page's parse
@@ -43,7 +43,7 @@ def run(method: str, html: Any, limit: float) -> tuple[str | None, str]:
     """(reason, all the text read) of one method on one page, within ``limit`` seconds."""
     if method == "entities":
         try:
-            with deadline(time.monotonic() + limit, limit):
+            with within(limit):
                 result = extract_entities(html, "names")
         except ExtractionTimeout:
             return "timeout", ""
@@ -70,12 +70,35 @@ def test_every_hostile_page_ends_with_a_recorded_outcome(pages, name, method):
         assert page.keeps in text  # decoded and read, whatever the labels
 
 
+def _long_page() -> str:
+    """An article many times over, a long list and many short lists (for entities)."""
+    items = "".join(f"<li>item {i} of a long list</li>" for i in range(8000))
+    lists = "".join(
+        "<ul>" + "".join(f"<li>name {j} of list {i}</li>" for j in range(5)) + "</ul>"
+        for i in range(300)
+    )
+    return f"<html><body>{lists}{ARTICLE * 600}<ul>{items}</ul></body></html>"
+
+
 @pytest.mark.parametrize("method", METHODS)
-def test_the_deadline_stops_every_method_on_a_long_page(method):
-    items = "".join(f"<li>item {i} of a long list</li>" for i in range(15000))
-    html = "<html><body>" + ARTICLE * 2000 + f"<ul>{items}</ul></body></html>"
-    assert run(method, html, 0.05)[0] == "timeout"
-    assert run(method, ARTICLE, 60.0)[0] is None
+def test_the_deadline_stops_every_method_inside_its_loops_on_a_long_page(method, monkeypatch):
+    # The deadline's clock is the test's: it moves on one "second" per check, so the
+    # outcome does not depend on the machine's speed.
+    clock = CheckClock(monkeypatch)
+    assert run(method, ARTICLE, 1e9)[0] is None
+    short = clock.checks()
+    clock.reset()
+    html = _long_page()
+    assert run(method, html, 1e9)[0] != "timeout"
+    checks = clock.checks()
+    # Checked as it goes through the page, so the checks grow with it (checks between
+    # the steps only would be as few on the long page as on the short one).
+    assert checks >= 40 and checks > 5 * short
+    limit = checks // 2
+    clock.reset()
+    assert run(method, html, limit)[0] == "timeout"
+    # Stopped halfway, at the first check past the deadline: nothing ran on to the end.
+    assert clock.checks() == limit + 1
 
 
 # ---------------------------------------------------------------------------------------------

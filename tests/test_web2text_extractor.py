@@ -156,6 +156,13 @@ def test_a_missing_model_file_is_named(tmp_path):
     assert str(missing) in str(err.value)
 
 
+def test_a_mistyped_model_name_lists_the_shipped_models():
+    with pytest.raises(ModelError) as err:
+        extract(PAGE, "web2text", model="cleanevl")
+    assert "cleanevl" in str(err.value)
+    assert "cleaneval" in str(err.value) and "web2text" in str(err.value).split("cleanevl")[1]
+
+
 def test_a_corrupt_model_file_is_named(tmp_path):
     bad = tmp_path / "corrupt.onnx"
     bad.write_bytes(b"this is not an onnx model" * 10)

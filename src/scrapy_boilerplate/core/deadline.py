@@ -47,6 +47,12 @@ def deadline(at: float | None, limit: float | None = None) -> Iterator[None]:
         _LOCAL.at, _LOCAL.limit = previous, previous_limit
 
 
+def now() -> float:
+    """The clock deadlines are read on (``time.monotonic()``, the same in every process of
+    the machine): a deadline for a page started elsewhere is ``now() + limit``."""
+    return time.monotonic()
+
+
 def within(limit: float | None) -> AbstractContextManager[None]:
     """:func:`deadline` ``limit`` seconds from now (None or 0: no limit)."""
     return deadline(time.monotonic() + limit if limit else None, limit)

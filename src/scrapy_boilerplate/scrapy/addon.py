@@ -4,19 +4,24 @@ It adds the downloader middleware (545), the decoding middleware (585), the spid
 middleware (600) and the pipeline (200) unless the project already lists them (a user's
 own priority, or ``None`` to disable one, wins); when entity lists are on
 (``BOILERPLATE_ENTITIES_ENABLED`` or ``BOILERPLATE_ENTITY_QUERY``), the entity spider
-middleware (40) and pipeline (250) too, and otherwise not even their module is imported.
-It sets nothing else: every
+middleware (40) and pipeline (250) too, and otherwise not even their module is imported;
+none at all when ``BOILERPLATE_ENABLED`` is False. It sets nothing else: every
 ``BOILERPLATE_*`` default lives in :mod:`scrapy_boilerplate.scrapy.config`, and the reactor is
 left alone.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from scrapy.utils.misc import load_object
 
-from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, entities_wanted
+from scrapy_boilerplate.scrapy.config import (
+    BOILERPLATE_ENABLED,
+    BoilerplateSettingsError,
+    entities_wanted,
+)
 from scrapy_boilerplate.scrapy.middlewares import (
     BoilerplateDecodeMiddleware,
     BoilerplateDownloaderMiddleware,
@@ -33,6 +38,8 @@ ENTITY_SPIDER_MIDDLEWARE_PRIORITY = 40
 #: After the main-content pipeline (items it drops cost nothing), before storage (300).
 ENTITY_PIPELINE_PRIORITY = 250
 
+logger = logging.getLogger("scrapy_boilerplate")
+
 _COMPONENTS = (
     ("DOWNLOADER_MIDDLEWARES", BoilerplateDownloaderMiddleware, DOWNLOADER_MIDDLEWARE_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", BoilerplateDecodeMiddleware, DECODE_MIDDLEWARE_PRIORITY),
@@ -45,6 +52,10 @@ class Addon:
     """Enables scrapy-boilerplate's components with their documented priorities."""
 
     def update_settings(self, settings: Any) -> None:
+        if not _enabled(settings):
+            # Components added only to raise NotConfigured would each log a warning.
+            logger.info("scrapy-boilerplate is disabled (BOILERPLATE_ENABLED is False)")
+            return
         components: tuple[tuple[str, Any, int], ...] = _COMPONENTS
         if _entities_wanted(settings):
             from scrapy_boilerplate.scrapy.entities import EntityPipeline, EntitySpiderMiddleware
@@ -66,6 +77,13 @@ def _entities_wanted(settings: Any) -> bool:
         return entities_wanted(settings)
     except BoilerplateSettingsError:
         return True  # added, so that the crawl fails at start with the setting's error
+
+
+def _enabled(settings: Any) -> bool:
+    try:
+        return settings.getbool("BOILERPLATE_ENABLED", BOILERPLATE_ENABLED)
+    except ValueError:  # the components fail the start, naming the setting
+        return True
 
 
 def _same(key: Any, component: type) -> bool:

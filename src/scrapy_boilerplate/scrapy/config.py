@@ -271,7 +271,7 @@ class Config:
                 f"'package.module:Class', got {extractor!r}",
             )
         extractor = resolve_extractor(extractor.strip(), "BOILERPLATE_EXTRACTOR")
-        params = get("BOILERPLATE_PARAMS", "getdict")
+        params = _json_object(settings, "BOILERPLATE_PARAMS", '{"length_low": 50}')
         params = check_params(extractor, params, "BOILERPLATE_PARAMS")
 
         fields, container = _fields(settings.get("BOILERPLATE_FIELDS", BOILERPLATE_FIELDS))
@@ -285,7 +285,9 @@ class Config:
             raise BoilerplateSettingsError(
                 "BOILERPLATE_HTML_FIELD", f"expected a field name or None, got {html_field!r}"
             )
-        classes = tuple(_load_class(c) for c in get("BOILERPLATE_ITEM_CLASSES", "getlist"))
+        classes = tuple(
+            _load_class(c) for c in _class_list(settings.get("BOILERPLATE_ITEM_CLASSES"))
+        )
 
         max_body_size = get("BOILERPLATE_MAX_BODY_SIZE", "getint")
         if max_body_size <= 0:
@@ -463,6 +465,42 @@ def _blocks_mode(value: Any) -> str:
             "BOILERPLATE_BLOCKS", f"expected one of {', '.join(BLOCKS_MODES)}, got {value!r}"
         )
     return mode
+
+
+def _json_object(settings: Any, name: str, example: str) -> dict[str, Any]:
+    """A dict setting; on the command line, a JSON object (``example`` shows one)."""
+    try:
+        return settings.getdict(name, DEFAULTS[name])
+    except (TypeError, ValueError):
+        raise BoilerplateSettingsError(
+            name,
+            f"expected a JSON object, e.g. -s {name}='{example}', got {settings.get(name)!r}",
+        ) from None
+
+
+def _class_list(value: Any) -> list[Any]:
+    """Item classes: a list, a JSON list string or a comma-separated string of import paths."""
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        text = value.strip()
+        if not text.startswith("["):
+            return [part.strip() for part in text.split(",") if part.strip()]
+        import json
+
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if not isinstance(value, list):
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_ITEM_CLASSES",
+                f"expected a JSON list such as '[\"myproject.items.PageItem\"]' or import "
+                f"paths separated by commas, got {text!r}",
+            )
+    if isinstance(value, (list, tuple)):
+        return [v.strip() if isinstance(v, str) else v for v in value]
+    return [value]
 
 
 def _load_class(value: Any) -> type:

@@ -208,12 +208,20 @@ class EntityPipeline(_EntityComponent):
         query = self._query(adapter, response, spider)
         if not query or not query.strip():
             return self._fail(
-                adapter, "no-query", "skipped/no-query", "An item had no entity query (%s)", item
+                adapter,
+                "no-query",
+                "skipped/no-query",
+                "An item (%s) had no entity query",
+                type(item).__name__,
             )
         page = self._page(adapter, response)
         if page is None:
             return self._fail(
-                adapter, "no-page", "skipped/no-page", "An item came with no page (%s)", item
+                adapter,
+                "no-page",
+                "skipped/no-page",
+                "An item (%s) came with no page to read",
+                type(item).__name__,
             )
         config = self.config
         where = getattr(response, "url", None) or "an item's page"
@@ -230,7 +238,13 @@ class EntityPipeline(_EntityComponent):
         except Exception as exc:  # a bug must not lose the item
             name = type(exc).__name__
             return self._fail(
-                adapter, "error", f"errors/{name}", "Entity lists of %s failed: %r", where, exc
+                adapter,
+                "error",
+                f"errors/{name}",
+                "Entity lists of %s failed: %r",
+                where,
+                exc,
+                case=repr(exc),
             )
         reporter.inc("entities/pages")
         reporter.inc("entities/seconds", round(seconds, 6))
@@ -244,10 +258,18 @@ class EntityPipeline(_EntityComponent):
             self._set(adapter, "entities_reason", result.reason)
         return item
 
-    def _fail(self, adapter: ItemAdapter, reason: str, key: str, message: str, *args: Any) -> Any:
-        """Keep the item with empty lists and ``reason``; count ``entities/<key>``, log once."""
-        self.state.reporter.inc(f"entities/{key}")
-        self.state.reporter.once(f"entities/{key}", logging.WARNING, message, *args)
+    def _fail(
+        self,
+        adapter: ItemAdapter,
+        reason: str,
+        key: str,
+        message: str,
+        *args: Any,
+        case: str | None = None,
+    ) -> Any:
+        """Keep the item with empty lists and ``reason``; count ``entities/<key>`` and log
+        each distinct ``case`` of it once."""
+        self.state.reporter.problem(f"entities/{key}", logging.WARNING, message, *args, case=case)
         self._set(adapter, "entities", [])
         self._set(adapter, "entity_candidates", [])
         self._set(adapter, "entities_reason", reason)
@@ -257,11 +279,13 @@ class EntityPipeline(_EntityComponent):
         try:
             adapter[field] = value
         except KeyError:  # a scrapy.Item without the field: say so once, keep the item
-            self.state.reporter.once(
-                "entities/undeclared-field",
+            cls = type(adapter.item)
+            self.state.reporter.problem(
+                "entities/errors/undeclared_field",
                 logging.ERROR,
                 "Item class %s lacks the field %r: declare entities, entity_candidates and "
                 "entities_reason",
-                type(adapter.item).__name__,
+                cls.__name__,
                 field,
+                case=f"{cls.__module__}.{cls.__qualname__}",
             )

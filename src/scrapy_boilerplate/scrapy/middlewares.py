@@ -28,7 +28,7 @@ from scrapy_boilerplate.core.errors import BoilerplateError, UnsupportedInput
 from scrapy_boilerplate.core.extract import extract
 from scrapy_boilerplate.core.result import Extraction
 from scrapy_boilerplate.scrapy.config import BOILERPLATE_MAX_NODES
-from scrapy_boilerplate.scrapy.state import Component
+from scrapy_boilerplate.scrapy.state import Component, case_of
 
 logger = logging.getLogger(__name__)
 
@@ -198,13 +198,13 @@ class BoilerplateDownloaderMiddleware(Component):
         try:
             extractor, params = config.for_request(meta)
         except BoilerplateError as exc:
-            reporter.inc(f"errors/{type(exc).__name__}")
-            reporter.once(
-                "errors/invalid-meta",
+            reporter.problem(
+                f"errors/{type(exc).__name__}",
                 logging.ERROR,
                 "Bad meta['boilerplate'] on %s: %s",
                 request.url,
                 exc,
+                case=case_of(exc, request.url),
             )
             new.boilerplate = Extraction.failed(
                 "invalid-meta",
@@ -335,8 +335,13 @@ class BoilerplateDecodeMiddleware(Component):
         try:
             text = await self.state.runner.offload(decode_in_pieces, response)
         except Exception as exc:  # never worse than Scrapy decoding it itself
-            self.state.reporter.once(
-                "errors/decode", logging.WARNING, "Could not pre-decode %s: %s", response.url, exc
+            self.state.reporter.problem(
+                "errors/decode",
+                logging.WARNING,
+                "Could not pre-decode %s: %s",
+                response.url,
+                exc,
+                case=case_of(exc, response.url),
             )
             return response
         if text is not None:
@@ -413,13 +418,12 @@ def write_item(state: Any, item: Any, result: Extraction) -> bool:
         message = state.writer.missing_message(
             cls, state.writer.missing_fields(cls) or state.writer.field_names
         )
-        state.reporter.inc("errors/missing_fields")
-        state.reporter.once(
+        state.reporter.problem(
             "errors/missing_fields",
             logging.ERROR,
             "%s",
             message,
-            log_key=f"missing_fields/{cls.__qualname__}",
+            case=f"{cls.__module__}.{cls.__qualname__}",
         )
         return False
     state.reporter.inc("items")

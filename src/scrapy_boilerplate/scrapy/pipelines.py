@@ -61,13 +61,13 @@ class BoilerplatePipeline(Component):
         extractor, params = state.config.extractor, state.config.params
         url = adapter.get("url") if "url" in adapter else None
         if not isinstance(html, (str, bytes)):
-            reporter.inc("errors/TypeError")
-            reporter.once(
+            reporter.problem(
                 "errors/TypeError",
                 logging.ERROR,
                 "Field %s holds %s, not str or bytes",
                 state.config.html_field,
                 type(html).__name__,
+                case=f"{state.config.html_field}: {type(html).__name__}",
             )
             return Extraction.failed(
                 "error",

@@ -35,7 +35,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from scrapy_boilerplate.core.deadline import ExtractionTimeout, deadline
+from scrapy_boilerplate.core.deadline import ExtractionTimeout, deadline, now
 from scrapy_boilerplate.scrapy.memory import maybe_trim
 
 __all__ = ["ExtractionTimeout", "Runner"]
@@ -137,7 +137,7 @@ class Runner:
             return await self._run_process(func, args)
 
     def _deadline(self) -> float | None:
-        return None if self.timeout is None else time.monotonic() + self.timeout
+        return None if self.timeout is None else now() + self.timeout
 
     async def warm_up(self, extractor: str, params: dict[str, Any] | None = None) -> None:
         """Get the extractor ready before the first page: start the worker processes (in

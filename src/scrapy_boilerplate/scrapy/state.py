@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 from collections import Counter
+from functools import partial
 from typing import Any
 from weakref import WeakKeyDictionary
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
-from scrapy_boilerplate.core.result import Extraction
+from scrapy_boilerplate.core.result import Extraction, to_jsonable
 from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
 from scrapy_boilerplate.scrapy.items import ItemWriter
 from scrapy_boilerplate.scrapy.runner import ExtractionTimeout, Runner
@@ -23,12 +25,23 @@ logger = logging.getLogger("scrapy_boilerplate")
 _STATES: WeakKeyDictionary[Any, CrawlerState] = WeakKeyDictionary()
 
 
+#: Distinct cases of one kind of problem logged at most (more are only counted).
+MAX_CASES_LOGGED = 20
+
+
 class Reporter:
-    """Stats under ``boilerplate/`` and logs that say a recurring problem once, with a count."""
+    """Stats under ``boilerplate/`` and logs that say each distinct problem once.
+
+    :meth:`problem` is the one way to report a problem: it counts it under the stat it
+    names in its log line, so every key a log line names exists.
+    """
 
     def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
-        self.logged: Counter[str] = Counter()
+        #: Problems reported per stats key, and the cases of each already logged.
+        self.counts: Counter[str] = Counter()
+        self.cases: dict[str, set[str | None]] = {}
+        self.stats_failed = False
 
     def inc(self, key: str, value: float = 1) -> None:
         self._stat("inc_value", key, value)
@@ -42,38 +55,48 @@ class Reporter:
         try:
             getattr(self.crawler.stats, method)(f"boilerplate/{key}", value)
         except Exception as exc:
-            self.logged["stats-failure"] += 1
-            if self.logged["stats-failure"] == 1:
+            if not self.stats_failed:
+                self.stats_failed = True
                 logger.error(
-                    "The stats collector rejected boilerplate/%s: %s: %s",
+                    "The stats collector rejected the value of %r: %s: %s",
                     key,
                     type(exc).__name__,
                     exc,
                 )
 
-    def once(
-        self, key: str, level: int, message: str, *args: Any, log_key: str | None = None
+    def problem(
+        self, key: str, level: int, message: str, *args: Any, case: str | None = None
     ) -> None:
-        """Log ``message`` the first time ``log_key`` (default: the stats ``key``) happens;
-        later ones are only counted."""
-        log_key = log_key or key
-        self.logged[log_key] += 1
-        if self.logged[log_key] == 1:
-            logger.log(
-                level,
-                message + " (logged once; the stats count every case: boilerplate/%s)",
-                *args,
-                key,
-                extra={"spider": self._spider()},
-            )
+        """Count a problem under ``boilerplate/<key>``; log ``message % args`` the first
+        time this ``case`` of it happens (``case``: what tells one mistake of this kind
+        from another, such as an exception's message without the URL; None: the kind
+        alone). Repeats are only counted, so a problem on every page is one line, while
+        different mistakes of one kind each get theirs (at most :data:`MAX_CASES_LOGGED`).
+        """
+        self.inc(key)
+        self.counts[key] += 1
+        cases = self.cases.setdefault(key, set())
+        if case in cases or len(cases) >= MAX_CASES_LOGGED:
+            return
+        cases.add(case)
+        logger.log(
+            level,
+            message + " (logged once; boilerplate/%s counts every case)",
+            *args,
+            key,
+            extra={"spider": self._spider()},
+        )
 
     def summary(self) -> None:
-        for key, n in sorted(self.logged.items()):
-            if n > 1:
+        """At the end of the crawl: how often each problem logged once happened."""
+        for key, n in sorted(self.counts.items()):
+            logged = len(self.cases.get(key, ()))
+            if n > logged:
                 logger.info(
-                    "boilerplate/%s happened %d times in this crawl",
+                    "boilerplate/%s = %d in this crawl (%d distinct logged above)",
                     key,
                     n,
+                    logged,
                     extra={"spider": self._spider()},
                 )
 
@@ -112,20 +135,21 @@ class CrawlerState:
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
     async def _opened(self, spider: Any = None) -> None:
+        if self.runner.mode != "inline":
+            try:  # thread and process modes await futures on the asyncio event loop
+                asyncio.get_running_loop()
+            except RuntimeError:
+                logger.error(
+                    "BOILERPLATE_EXECUTION=%r needs the asyncio reactor (TWISTED_REACTOR = "
+                    "'twisted.internet.asyncioreactor.AsyncioSelectorReactor', Scrapy's "
+                    "default since 2.13); extracting inline instead",
+                    self.runner.mode,
+                )
+                self.runner = Runner(
+                    "inline", timeout=self.config.timeout, trim=self.config.memory_trim
+                )
+        self._log_start()
         if self.runner.mode == "inline":
-            return
-        try:  # thread and process modes await futures on the asyncio event loop
-            asyncio.get_running_loop()
-        except RuntimeError:
-            logger.error(
-                "BOILERPLATE_EXECUTION=%r needs the asyncio reactor (TWISTED_REACTOR = "
-                "'twisted.internet.asyncioreactor.AsyncioSelectorReactor', Scrapy's default "
-                "since 2.13); extracting inline instead",
-                self.runner.mode,
-            )
-            self.runner = Runner(
-                "inline", timeout=self.config.timeout, trim=self.config.memory_trim
-            )
             return
         if self.config.gc_freeze:
             # A full collection scans every tracked object and holds the GIL meanwhile:
@@ -138,6 +162,21 @@ class CrawlerState:
             await self.runner.warm_up(self.config.extractor, self.config.params)
         except Exception as exc:  # the first page will meet the same problem and report it
             logger.warning("Could not get the extraction workers ready ahead: %s", exc)
+
+    def _log_start(self) -> None:
+        """One line at spider open: the method, its parameters and how pages are run."""
+        config, runner = self.config, self.runner
+        params = json.dumps(to_jsonable(config.params), sort_keys=True, default=str)
+        how = "inline" if runner.mode == "inline" else f"{runner.mode}, {runner.workers} workers"
+        logger.info(
+            "scrapy-boilerplate: extractor %s %s, execution %s, queue %d, timeout %s",
+            config.extractor,
+            params,
+            how,
+            runner.queue_size,
+            f"{config.timeout:g} s" if config.timeout else "none",
+            extra={"spider": self.reporter._spider()},
+        )
 
     def _closed(self, spider: Any = None) -> None:
         self.runner.close()
@@ -161,10 +200,9 @@ class CrawlerState:
         try:
             result, seconds = await self.runner.run(*call)
         except ExtractionTimeout as exc:
-            reporter.inc("errors/timeout")
             if self.runner.restarts:  # process mode: workers killed and replaced so far
                 reporter.max("workers_replaced", self.runner.restarts)
-            reporter.once(
+            reporter.problem(
                 "errors/timeout", logging.WARNING, "Extraction of %s timed out: %s", what, exc
             )
             return Extraction.failed(
@@ -172,9 +210,14 @@ class CrawlerState:
             )
         except Exception as exc:  # an extractor's bug must not break the crawl or lose items
             name = type(exc).__name__
-            reporter.inc(f"errors/{name}")
-            reporter.once(
-                f"errors/{name}", logging.ERROR, "Extraction of %s failed: %s: %s", what, name, exc
+            reporter.problem(
+                f"errors/{name}",
+                logging.ERROR,
+                "Extraction of %s failed: %s: %s",
+                what,
+                name,
+                exc,
+                case=case_of(exc, url),
             )
             return Extraction.failed(
                 "error", extractor, params, url=url, extra={"error": f"{name}: {exc}"}
@@ -190,6 +233,12 @@ class CrawlerState:
             # now, off the reactor thread, rather than in the spider middleware.
             await self.runner.offload(result.prepare_block_dicts, self.writer.block_kind)
         return result
+
+
+def case_of(exc: BaseException, url: str | None = None) -> str:
+    """What tells one mistake from another: the exception's message, without the URL."""
+    text = str(exc)
+    return text.replace(url, "<url>") if url else text
 
 
 class Component:
@@ -210,5 +259,37 @@ def state_for(crawler: Any) -> CrawlerState:
     """The crawler's shared state, built on first use (from a component's ``from_crawler``)."""
     state = _STATES.get(crawler)
     if state is None:
-        state = _STATES[crawler] = CrawlerState(crawler)
+        try:
+            state = _STATES[crawler] = CrawlerState(crawler)
+        except BoilerplateSettingsError as exc:
+            _report_failed_start(exc)
+            raise
     return state
+
+
+def _report_failed_start(error: BoilerplateSettingsError) -> None:
+    """Say in one line which setting stops the crawl; the error still fails its start.
+
+    ``scrapy crawl`` (Scrapy 2.13+) starts the crawl in an asyncio task that nobody
+    awaits: asyncio would report the error once more, as "Task exception was never
+    retrieved" and a traceback of Scrapy's start-up, before this line. The task's
+    exception is taken as seen when it is this error (Scrapy has noted the failed start
+    by then: the command exits with 1); any other exception is reported as asyncio would.
+    """
+    logger.error("Cannot start the crawl: %s", error)
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop running: the caller gets the error as it is
+        return
+    if task is not None:
+        task.add_done_callback(partial(_seen_if, error))
+
+
+def _seen_if(error: BaseException, task: asyncio.Task[Any]) -> None:
+    if task.cancelled():
+        return
+    exc = task.exception()  # marks it retrieved
+    if exc is not None and exc is not error:
+        task.get_loop().call_exception_handler(
+            {"message": "Task exception was never retrieved", "exception": exc, "future": task}
+        )

@@ -58,7 +58,12 @@ class Web2TextModel:
     def __init__(self, path: Path | str, threads: int | None = None) -> None:
         path = Path(path)
         if not path.is_file():
-            raise ModelError(path, "no such file (train one with `scrapy-boilerplate train`)")
+            raise ModelError(
+                path,
+                f"no such file; the shipped models are {', '.join(shipped_models())} (give "
+                f"one by name), or give the path of a model file (train one with "
+                f"`scrapy-boilerplate train`)",
+            )
         try:
             import onnxruntime as ort
         except ImportError as exc:  # a core dependency; only a broken install lacks it
