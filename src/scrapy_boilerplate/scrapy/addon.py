@@ -9,7 +9,7 @@ left alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.misc import load_object
 
@@ -19,6 +19,9 @@ from scrapy_boilerplate.scrapy.middlewares import (
     BoilerplateSpiderMiddleware,
 )
 from scrapy_boilerplate.scrapy.pipelines import BoilerplatePipeline
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
 
 DOWNLOADER_MIDDLEWARE_PRIORITY = 545
 DECODE_MIDDLEWARE_PRIORITY = 585
@@ -36,7 +39,7 @@ _COMPONENTS = (
 class Addon:
     """Enables scrapy-boilerplate's components with their documented priorities."""
 
-    def update_settings(self, settings: Any) -> None:
+    def update_settings(self, settings: BaseSettings) -> None:
         for name, component, priority in _COMPONENTS:
             current = settings.getdict(name)
             # A string entry naming the same class counts as already there.

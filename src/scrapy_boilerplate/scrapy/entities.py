@@ -24,12 +24,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter, is_item
 
 from scrapy_boilerplate.core.deadline import ExtractionTimeout, within
 from scrapy_boilerplate.scrapy.state import Reporter
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Iterable, Iterator
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
 
 logger = logging.getLogger(__name__)
 
@@ -42,43 +49,47 @@ class _Pages:
     itself is held, so its id cannot be reused while it waits)."""
 
     def __init__(self) -> None:
-        self.items: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+        self.items: OrderedDict[int, tuple[Any, Response]] = OrderedDict()
 
-    def put(self, item: Any, response: Any) -> None:
+    def put(self, item: Any, response: Response) -> None:
         self.items[id(item)] = (item, response)
         while len(self.items) > _PENDING_LIMIT:
             self.items.popitem(last=False)
 
-    def take(self, item: Any) -> Any:
+    def take(self, item: Any) -> Response | None:
         entry = self.items.pop(id(item), None)
         return entry[1] if entry is not None and entry[0] is item else None
 
 
-def _pages(crawler: Any) -> _Pages:
+def _pages(crawler: Crawler) -> _Pages:
     pages = getattr(crawler, "_boilerplate_entity_pages", None)
     if pages is None:
         pages = _Pages()
-        crawler._boilerplate_entity_pages = pages
+        crawler._boilerplate_entity_pages = pages  # type: ignore[attr-defined]  # our own attribute
     return pages
 
 
 class EntitySpiderMiddleware:
     """Remembers the response of every item a callback yields (for :class:`EntityPipeline`)."""
 
-    def __init__(self, crawler: Any) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         self.pages = _pages(crawler)
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> EntitySpiderMiddleware:
+    def from_crawler(cls, crawler: Crawler) -> EntitySpiderMiddleware:
         return cls(crawler)
 
-    async def process_spider_output_async(self, response: Any, result: Any, spider: Any = None):
+    async def process_spider_output_async(
+        self, response: Response, result: AsyncIterator[Any], spider: Spider | None = None
+    ) -> AsyncIterator[Any]:
         async for obj in result:
             if is_item(obj):
                 self.pages.put(obj, response)
             yield obj
 
-    def process_spider_output(self, response: Any, result: Any, spider: Any = None):
+    def process_spider_output(
+        self, response: Response, result: Iterable[Any], spider: Spider | None = None
+    ) -> Iterator[Any]:
         for obj in result:
             if is_item(obj):
                 self.pages.put(obj, response)
@@ -94,7 +105,7 @@ def _within(limit: float | None, func: Any, *args: Any) -> Any:
 class EntityPipeline:
     """Adds the entity lists that answer the crawl's query to every item."""
 
-    def __init__(self, crawler: Any) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         settings = crawler.settings
         self.crawler = crawler
         self.query = settings.get("BOILERPLATE_ENTITY_QUERY")
@@ -115,10 +126,12 @@ class EntityPipeline:
         self.reporter = Reporter(crawler)
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> EntityPipeline:
+    def from_crawler(cls, crawler: Crawler) -> EntityPipeline:
         return cls(crawler)
 
-    def _query(self, adapter: ItemAdapter, response: Any, spider: Any) -> str | None:
+    def _query(
+        self, adapter: ItemAdapter, response: Response | None, spider: Spider | None
+    ) -> str | None:
         if self.query_field in adapter and adapter.get(self.query_field):
             return str(adapter.get(self.query_field))
         meta = getattr(response, "meta", None) if response is not None else None
@@ -129,7 +142,7 @@ class EntityPipeline:
             return str(attr)
         return self.query
 
-    async def process_item(self, item: Any, spider: Any = None) -> Any:
+    async def process_item(self, item: Any, spider: Spider | None = None) -> Any:
         from scrapy_boilerplate.entities.extract import extract_entities
 
         response = self.pages.take(item)
@@ -140,8 +153,8 @@ class EntityPipeline:
         if self.html_field and self.html_field in adapter and adapter.get(self.html_field):
             html = adapter.get(self.html_field)
         elif response is not None:
-            try:
-                html = response.selector  # the tree Scrapy already parsed: no second parse
+            try:  # the tree Scrapy already parsed: no second parse
+                html = response.selector  # type: ignore[attr-defined]  # TextResponse only
             except AttributeError:  # not a TextResponse
                 pass
             except ValueError:  # Scrapy reads <base href> with w3lib: "https://www:x.org/"

@@ -7,7 +7,7 @@ import asyncio
 import gc
 import logging
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from scrapy import signals
@@ -18,15 +18,20 @@ from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
 from scrapy_boilerplate.scrapy.items import ItemWriter
 from scrapy_boilerplate.scrapy.runner import ExtractionTimeout, Runner
 
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
 logger = logging.getLogger("scrapy_boilerplate")
 
-_STATES: WeakKeyDictionary[Any, CrawlerState] = WeakKeyDictionary()
+_STATES: WeakKeyDictionary[Crawler, CrawlerState] = WeakKeyDictionary()
 
 
 class Reporter:
     """Stats under ``boilerplate/`` and logs that say a recurring problem once, with a count."""
 
-    def __init__(self, crawler: Any) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self.logged: Counter[str] = Counter()
 
@@ -77,7 +82,7 @@ class Reporter:
                     extra={"spider": self._spider()},
                 )
 
-    def _spider(self) -> Any:
+    def _spider(self) -> Spider | None:
         try:
             return self.crawler.spider
         except (AttributeError, RuntimeError):
@@ -91,7 +96,7 @@ PREPARE_MIN_BLOCKS = 2000
 class CrawlerState:
     """Built once per crawler by whichever component comes first."""
 
-    def __init__(self, crawler: Any) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         self.config = Config.from_settings(crawler.settings)
         self.writer = ItemWriter(self.config)
         for cls in self.config.item_classes:
@@ -111,7 +116,7 @@ class CrawlerState:
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
-    async def _opened(self, spider: Any = None) -> None:
+    async def _opened(self, spider: Spider | None = None) -> None:
         if self.runner.mode == "inline":
             return
         try:  # thread and process modes await futures on the asyncio event loop
@@ -139,7 +144,7 @@ class CrawlerState:
         except Exception as exc:  # the first page will meet the same problem and report it
             logger.warning("Could not get the extraction workers ready ahead: %s", exc)
 
-    def _closed(self, spider: Any = None) -> None:
+    def _closed(self, spider: Spider | None = None) -> None:
         self.runner.close()
         self.reporter.summary()
 
@@ -195,18 +200,18 @@ class CrawlerState:
 class Component:
     """Base of the plugin's Scrapy components: built from the crawler, sharing its state."""
 
-    def __init__(self, crawler: Any) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self.state = state_for(crawler)
         if not self.state.config.enabled:
             raise NotConfigured("BOILERPLATE_ENABLED is False")
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> Any:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
 
-def state_for(crawler: Any) -> CrawlerState:
+def state_for(crawler: Crawler) -> CrawlerState:
     """The crawler's shared state, built on first use (from a component's ``from_crawler``)."""
     state = _STATES.get(crawler)
     if state is None:
