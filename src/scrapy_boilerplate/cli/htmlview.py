@@ -300,7 +300,7 @@ def render_view(
     _make_static(root)
 
     head = _head(root)
-    additions = [
+    additions: list[etree._Element] = [
         lxml.html.fragment_fromstring('<meta charset="utf-8">'),
         lxml.html.fragment_fromstring(
             f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'

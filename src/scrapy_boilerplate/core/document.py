@@ -266,8 +266,8 @@ def _walked_element(block: TextBlock) -> Any:
     return element
 
 
-TextBlock.element = _lazy_field("element", _walked_element)  # type: ignore[method-assign]
-TextBlock.extra = _lazy_field("extra", lambda block: {})  # type: ignore[method-assign]
+TextBlock.element = _lazy_field("element", _walked_element)  # type: ignore[misc]
+TextBlock.extra = _lazy_field("extra", lambda block: {})  # type: ignore[misc, assignment]
 
 
 class Document:
@@ -812,6 +812,7 @@ class _PathNode:
                     if not n.unwrapped:
                         prefix = f"{prefix}.{n.tag}" if prefix else n.tag
                     n._dotted = prefix
+        assert self._dotted is not None  # (set above: the chain ends with this node)
         return self._dotted
 
     def xpath(self) -> str:
@@ -833,6 +834,7 @@ class _PathNode:
                 for n in chain:
                     prefix = f"{prefix}/{_xpath_step(n.tag, n.element)}[{n.position}]"
                     n._xpath = prefix
+        assert self._xpath is not None  # (set above: the chain ends with this node)
         return self._xpath
 
 
@@ -974,7 +976,7 @@ class CNRNodes:
 
 def justext_segment(
     root: Any,
-    removed: set[Any],
+    removed: set[Any] | frozenset[Any],
     unwrapped: frozenset[str] = frozenset(),
     nodes: CNRNodes | None = None,
 ) -> list[TextBlock]:
@@ -998,7 +1000,7 @@ def justext_segment(
 
 def _justext_segment(
     root: Any,
-    removed: set[Any],
+    removed: set[Any] | frozenset[Any],
     unwrapped: frozenset[str] = frozenset(),
     nodes: CNRNodes | None = None,
 ) -> list[TextBlock]:
@@ -1019,6 +1021,8 @@ def _justext_segment(
     # CNR nodes (``nodes``): the open node, and the state below nonContentNodes
     record = nodes is not None
     if nodes is not None:
+        # a new or cleared record: the compiled walk's own has no index, elements no list
+        assert nodes.index is not None and isinstance(nodes.elements, list)
         skip_tags = nodes.skip_tags
         menu_tags = nodes.menu_tags
         n_index = nodes.index
@@ -1277,7 +1281,7 @@ class CNode:
         self.parent = parent
         self.children: list[CNode] = []
         self.block: TextBlock | None = None
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
 
     @property
     def tag(self) -> str:

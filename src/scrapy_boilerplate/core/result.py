@@ -125,6 +125,8 @@ def _blocks_from_segments(
 
 
 _BLOCK_SLOTS = ("text", "xpath", "tag", "label", "tag_path", "link_density", "index", "start")
+#: A Block's values in the order of :data:`_BLOCK_SLOTS`.
+_BlockRow = tuple[str, str, str, str, str, float, int, int]
 
 
 def _block_columns(blocks: list[Block]) -> tuple[Any, ...]:
@@ -147,7 +149,8 @@ def _rebuild_blocks(packed: tuple[Any, ...]) -> list[Block]:
         field_dicts = fields
     if field_dicts is None:
         return [Block(*row) for row in zip(*columns, strict=True)]
-    return [Block(*row, f) for row, f in zip(zip(*columns, strict=True), field_dicts, strict=True)]
+    block_rows: zip[_BlockRow] = zip(*columns, strict=True)
+    return [Block(*row, f) for row, f in zip(block_rows, field_dicts, strict=True)]
 
 
 def _rebuild_extraction(main_text: str, packed: tuple[Any, ...], *rest: Any) -> Extraction:

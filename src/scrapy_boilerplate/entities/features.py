@@ -180,6 +180,7 @@ def node_names(page: PageIndex, nums: tuple[int, ...]) -> tuple[str, ...]:
 
 def _node_names(page: PageIndex, nums: tuple[int, ...]) -> tuple[str, ...]:
     cache = page.recipes
+    pick: Callable[[list[Any]], tuple[Any, ...]]
     if len(nums) == 1:
         only = nums[0]
 
@@ -279,7 +280,7 @@ def _pos(text: str) -> tuple[str, ...]:
 @lru_cache(maxsize=200000)
 def word_shape(word: str) -> str:
     """Aa, a, A, 0, or the character classes collapsed (``Barack`` -> Aa, ``3.1`` -> 0.0)."""
-    out = []
+    out: list[str] = []
     for ch in word:
         c = "A" if ch.isupper() else "a" if ch.isalpha() else "0" if ch.isdigit() else ch
         if not out or out[-1] != c:
@@ -508,7 +509,7 @@ def list_text(
     one page often repeat (a cell's text and its link's). ``context``: the candidate's
     :class:`Context` (a string: its text alone)."""
     head = tuple(cand.entities[:50])
-    part = memo.get(head) if memo is not None else None
+    part: tuple[frozenset[str], str | None] | None = memo.get(head) if memo is not None else None
     if part is None:
         # (the words of the entities joined by spaces: the union of each entity's words)
         words = frozenset().union(*map(_stems, head))

@@ -10,6 +10,9 @@ from typing import Any
 
 _NAMES: dict[str, str] = {}  # raw tag -> lower-case local name
 
+#: An element's place among its siblings: see :meth:`PageIndex._about_children`.
+_About = tuple[int, int, int, int, int, int, bool]
+
 
 def _name(tag: str) -> str:
     name = _NAMES[tag] = tag.rsplit("}", 1)[-1].lower()
@@ -70,7 +73,7 @@ class PageIndex:
                 stack.extend((c, -1) for c in reversed(el) if isinstance(c.tag, str))
 
     @staticmethod
-    def _about_children(el: Any, number: int) -> dict[Any, tuple[int, ...]]:
+    def _about_children(el: Any, number: int) -> dict[Any, _About]:
         """(siblings, position, parent, rank among same-tag siblings, same-tag total, rank
         among same-name siblings, last of its name) of ``el``'s element children."""
         kids = list(el)
@@ -80,7 +83,7 @@ class PageIndex:
         name_totals = totals if names == tags else Counter(names)
         ranks: dict[Any, int] = {}
         name_ranks: dict[Any, int] = ranks if name_totals is totals else {}
-        out = {}
+        out: dict[Any, _About] = {}
         n = len(kids)
         for pos, c in enumerate(kids):
             tag = tags[pos]
@@ -96,7 +99,7 @@ class PageIndex:
                     out[c] = (n, pos, number, r, totals[tag], k, k + 1 == name_totals[name])
         return out
 
-    def _record(self, el: Any, about: tuple[int, ...]) -> int:
+    def _record(self, el: Any, about: _About) -> int:
         i = len(self.tags)
         self.number[el] = i
         self.elements.append(el)

@@ -217,7 +217,7 @@ class CNRTree:
     parent: list[int]
     end: np.ndarray
     kind: np.ndarray
-    elements: list[Any]
+    elements: Sequence[Any]
     chars: np.ndarray
     weight: np.ndarray
     text_length: np.ndarray
@@ -272,7 +272,7 @@ class CNRTree:
                         break
                     path.append(a)
                     a = a.getparent()
-                i = 0 if a is None else j
+                i = 0 if a is None or j is None else j
                 for m in path:
                     memo[m] = i
             out.append(i)

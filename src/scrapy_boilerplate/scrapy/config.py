@@ -11,11 +11,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy_boilerplate.core import registry
 from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT
 from scrapy_boilerplate.core.errors import BoilerplateError, InvalidParameter, UnknownExtractor
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
 
 #: Turn every component of the plugin on or off.
 BOILERPLATE_ENABLED = True
@@ -25,7 +28,7 @@ BOILERPLATE_EXTRACTOR = registry.DEFAULT_EXTRACTOR
 BOILERPLATE_PARAMS: dict[str, Any] = {}
 #: Item fields written, by output: a dict ``{output: field name}`` (outputs: see
 #: :data:`OUTPUTS`), or one field name (a string) to get every output in one dict.
-BOILERPLATE_FIELDS: dict[str, str] | str = {
+BOILERPLATE_FIELDS: dict[str, str] = {
     "main_text": "main_text",
     "blocks": "blocks",
     "extractor": "extractor",
@@ -247,7 +250,7 @@ class Config:
     entities: EntityConfig = field(default_factory=EntityConfig)
 
     @classmethod
-    def from_settings(cls, settings: Any) -> Config:
+    def from_settings(cls, settings: BaseSettings) -> Config:
         """Read and check every ``BOILERPLATE_*`` setting (typed getters: ``-s`` strings work)."""
 
         def get(name: str, getter: str) -> Any:

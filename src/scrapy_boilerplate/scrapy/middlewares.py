@@ -16,7 +16,7 @@ from __future__ import annotations
 import codecs
 import logging
 from collections.abc import AsyncIterator, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from itemadapter import is_item
 from scrapy.http import HtmlResponse, Response, TextResponse
@@ -29,6 +29,13 @@ from scrapy_boilerplate.core.extract import extract
 from scrapy_boilerplate.core.result import Extraction
 from scrapy_boilerplate.scrapy.config import BOILERPLATE_MAX_NODES
 from scrapy_boilerplate.scrapy.state import Component, case_of
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.http import Request
+    from scrapy.selector import Selector
+
+    from scrapy_boilerplate.scrapy.state import CrawlerState
 
 logger = logging.getLogger(__name__)
 
@@ -155,7 +162,7 @@ def _extract_response(
             exc.reason, extractor, params, url=response.url, extra={"detail": exc.detail}
         )
     try:
-        page = response.selector
+        page: Selector | str = response.selector
     except ValueError:  # Scrapy reads <base href> with w3lib, which refuses "https://www:x.org/"
         page = response.text  # what the selector parses; process mode extracts it too
     return _extract_page(page, response.url, None, extractor, params, context, max_nodes)
@@ -181,7 +188,7 @@ class BoilerplateDownloaderMiddleware(Component):
     """Extracts every 2xx HTML response off the event loop (priority 545)."""
 
     async def process_response(
-        self, request: Any, response: Response, spider: Any = None
+        self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response:
         meta = request.meta
         if meta.get(DONT_EXTRACT) or meta.get(META_KEY) is False:
@@ -320,7 +327,7 @@ class BoilerplateDecodeMiddleware(Component):
     """
 
     async def process_response(
-        self, request: Any, response: Response, spider: Any = None
+        self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response:
         size = self.state.config.decode_size
         if (
@@ -372,13 +379,13 @@ class BoilerplateSpiderMiddleware(Component):
     """
 
     def process_spider_output(
-        self, response: Response, result: Iterable[Any], spider: Any = None
+        self, response: Response, result: Iterable[Any], spider: Spider | None = None
     ) -> Iterator[Any]:
         for obj in result:
             yield self._attach(response, obj)
 
     async def process_spider_output_async(
-        self, response: Response, result: AsyncIterator[Any], spider: Any = None
+        self, response: Response, result: AsyncIterator[Any], spider: Spider | None = None
     ) -> AsyncIterator[Any]:
         async for obj in result:
             yield self._attach(response, obj)
@@ -409,7 +416,7 @@ def _has_value(item: Any, field: str) -> bool:
     return field in adapter and bool(adapter.get(field))
 
 
-def write_item(state: Any, item: Any, result: Extraction) -> bool:
+def write_item(state: CrawlerState, item: Any, result: Extraction) -> bool:
     """Write ``result`` into ``item``; a class without the fields is reported, not fatal."""
     try:
         state.writer.write(item, result)

@@ -11,7 +11,7 @@ spider middleware already.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
@@ -20,6 +20,9 @@ from scrapy_boilerplate.core.result import Extraction
 from scrapy_boilerplate.scrapy.config import BOILERPLATE_MAX_NODES
 from scrapy_boilerplate.scrapy.middlewares import write_item
 from scrapy_boilerplate.scrapy.state import Component
+
+if TYPE_CHECKING:
+    from scrapy import Spider
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +42,7 @@ def _extract_html(
 class BoilerplatePipeline(Component):
     """Extract items' own HTML; keep or drop items whose extraction failed."""
 
-    async def process_item(self, item: Any, spider: Any = None) -> Any:
+    async def process_item(self, item: Any, spider: Spider | None = None) -> Any:
         state = self.state
         config = state.config
         if config.html_field is not None:

@@ -80,7 +80,7 @@ class Runner:
             self._slots = asyncio.Semaphore(self.queue_size)
         return self._slots
 
-    async def _worker(self) -> Callable[[Any], None]:
+    async def _worker(self) -> Callable[..., None]:
         """Wait for a free worker; returns the callback that frees it when a call ends."""
         if self._free is None:
             self._free = asyncio.Semaphore(self.workers)
@@ -285,7 +285,7 @@ def _retrieve(future: Any) -> None:
         future.exception()
 
 
-def _kill(pool: ProcessPoolExecutor) -> None:
+def _kill(pool: Executor) -> None:
     """Stop a process pool now: its workers terminated, its queued calls cancelled.
 
     Two threads of the pool could otherwise block for ever, and the interpreter joins

@@ -17,6 +17,7 @@ Public API: :func:`available`, :func:`resolve`, :func:`declared_language`,
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
@@ -28,7 +29,10 @@ from typing import TYPE_CHECKING
 from scrapy_boilerplate.core.errors import InvalidParameter
 
 if TYPE_CHECKING:
-    from importlib.resources.abc import Traversable
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:  # (deprecated from 3.12, gone in 3.14)
+        from importlib.abc import Traversable
 
 __all__ = [
     "INDEPENDENT",

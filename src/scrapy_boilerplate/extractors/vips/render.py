@@ -166,6 +166,7 @@ def _render(
                 if html is not None:
                     page.set_content(html, wait_until="load", timeout=left_ms())
                 else:
+                    assert url is not None  # (_run checked: exactly one of html and url)
                     page.goto(url, wait_until="load", timeout=left_ms())
                 timings["load_s"] = time.perf_counter() - t0 - timings["launch_s"]
                 session = context.new_cdp_session(page)

@@ -565,9 +565,7 @@ def _flatten(doc: Document, n: int) -> _Tree:
             classes: Any = None
         else:
             tags = tuple(node.tags)
-            cid = chain_ids.get(tags)
-            if cid is None:
-                cid = chain_ids[tags] = len(chain_ids)
+            cid = chain_ids.setdefault(tags, len(chain_ids))
             if len(elements) == 1:
                 el = elements[0]
                 owner[el] = i

@@ -170,7 +170,7 @@ def build_cnn(
     ``recipe.trunc_normal_init`` draws the kernels as the authors' code does (biases zero).
     """
     torch = _torch()
-    nn = torch.nn
+    nn: Any = torch.nn  # (declared Any: mypy then takes a base class from it)
     recipe = _recipe(recipe)
 
     class WeightDropoutConv1d(nn.Conv1d):
@@ -380,7 +380,7 @@ def export_onnx(
     ``unary`` and ``pairwise`` may each be a list of networks (an ensemble, see
     :func:`train`): the file then gives the mean of their softmax outputs.
     """
-    torch = _torch()
+    torch: Any = _torch()  # (declared Any: mypy then takes a base class from it)
     unaries = list(unary) if isinstance(unary, (list, tuple)) else [unary]
     pairwises = list(pairwise) if isinstance(pairwise, (list, tuple)) else [pairwise]
 
