@@ -13,7 +13,7 @@ left alone.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.misc import load_object
 
@@ -28,6 +28,10 @@ from scrapy_boilerplate.scrapy.middlewares import (
     BoilerplateSpiderMiddleware,
 )
 from scrapy_boilerplate.scrapy.pipelines import BoilerplatePipeline
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
 
 DOWNLOADER_MIDDLEWARE_PRIORITY = 545
 DECODE_MIDDLEWARE_PRIORITY = 585
@@ -51,7 +55,7 @@ _COMPONENTS = (
 class Addon:
     """Enables scrapy-boilerplate's components with their documented priorities."""
 
-    def update_settings(self, settings: Any) -> None:
+    def update_settings(self, settings: BaseSettings) -> None:
         if not _enabled(settings):
             # Components added only to raise NotConfigured would each log a warning.
             logger.info("scrapy-boilerplate is disabled (BOILERPLATE_ENABLED is False)")
@@ -72,14 +76,14 @@ class Addon:
             settings.setdefault_in_component_priority_dict(name, component, priority)
 
 
-def _entities_wanted(settings: Any) -> bool:
+def _entities_wanted(settings: BaseSettings) -> bool:
     try:
         return entities_wanted(settings)
     except BoilerplateSettingsError:
         return True  # added, so that the crawl fails at start with the setting's error
 
 
-def _enabled(settings: Any) -> bool:
+def _enabled(settings: BaseSettings) -> bool:
     try:
         return settings.getbool("BOILERPLATE_ENABLED", BOILERPLATE_ENABLED)
     except ValueError:  # the components fail the start, naming the setting

@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter, is_item
@@ -37,6 +37,14 @@ from scrapy.http import TextResponse
 from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError
 from scrapy_boilerplate.scrapy.runner import ExtractionTimeout
 from scrapy_boilerplate.scrapy.state import Component
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Iterable, Iterator
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +60,7 @@ class _Pages:
     def __init__(self) -> None:
         self.items: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
 
-    def put(self, item: Any, response: Any) -> None:
+    def put(self, item: Any, response: Response | None) -> None:
         self.items[id(item)] = (item, response)
         while len(self.items) > _PENDING_LIMIT:
             self.items.popitem(last=False)
@@ -73,7 +81,7 @@ _PAGES: WeakKeyDictionary[Any, _Pages] = WeakKeyDictionary()
 class _EntityComponent(Component):
     """Base of the entity components: the crawler's shared state, entity lists on."""
 
-    def __init__(self, crawler: Any) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
         self.config = self.state.config.entities
         if not self.config.enabled:
@@ -94,13 +102,17 @@ class EntitySpiderMiddleware(_EntityComponent):
     the pipelines, after any middleware that replaces them.
     """
 
-    async def process_spider_output_async(self, response: Any, result: Any, spider: Any = None):
+    async def process_spider_output_async(
+        self, response: Response, result: AsyncIterator[Any], spider: Spider | None = None
+    ) -> AsyncIterator[Any]:
         async for obj in result:
             if is_item(obj):
                 self.pages.put(obj, response)
             yield obj
 
-    def process_spider_output(self, response: Any, result: Any, spider: Any = None):
+    def process_spider_output(
+        self, response: Response, result: Iterable[Any], spider: Spider | None = None
+    ) -> Iterator[Any]:
         for obj in result:
             if is_item(obj):
                 self.pages.put(obj, response)
@@ -155,13 +167,13 @@ def _asyncio_running() -> bool:
 class EntityPipeline(_EntityComponent):
     """Adds the entity lists that answer the item's query to every item (priority 250)."""
 
-    def __init__(self, crawler: Any) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
         # Items dropped ahead of it (BOILERPLATE_ON_ERROR = "drop" at 200) never come here.
         crawler.signals.connect(self.pages.forget, signal=signals.item_dropped)
         crawler.signals.connect(self.pages.forget, signal=signals.item_error)
 
-    async def open_spider(self, spider: Any = None) -> None:
+    async def open_spider(self, spider: Spider | None = None) -> None:
         """Load the model before the first page, off the event loop: a file that cannot
         be read stops the crawl here, and the first pages neither wait for it nor count
         its time against their limit (in ``process`` mode, each worker loads it on its
@@ -201,7 +213,7 @@ class EntityPipeline(_EntityComponent):
             return None
         return response.text if self.state.runner.mode == "process" else response
 
-    async def process_item(self, item: Any, spider: Any = None) -> Any:
+    async def process_item(self, item: Any, spider: Spider | None = None) -> Any:
         response = self.pages.take(item)
         adapter = ItemAdapter(item)
         spider = spider or getattr(self.crawler, "spider", None)

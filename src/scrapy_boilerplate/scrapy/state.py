@@ -9,7 +9,7 @@ import json
 import logging
 from collections import Counter
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from scrapy import signals
@@ -19,6 +19,12 @@ from scrapy_boilerplate.core.result import Extraction, to_jsonable
 from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
 from scrapy_boilerplate.scrapy.items import ItemWriter
 from scrapy_boilerplate.scrapy.runner import ExtractionTimeout, Runner
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
 
 logger = logging.getLogger("scrapy_boilerplate")
 
@@ -36,7 +42,7 @@ class Reporter:
     names in its log line, so every key a log line names exists.
     """
 
-    def __init__(self, crawler: Any) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         #: Problems reported per stats key, and the cases of each already logged.
         self.counts: Counter[str] = Counter()
@@ -114,7 +120,7 @@ PREPARE_MIN_BLOCKS = 2000
 class CrawlerState:
     """Built once per crawler by whichever component comes first."""
 
-    def __init__(self, crawler: Any) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         self.config = Config.from_settings(crawler.settings)
         self.writer = ItemWriter(self.config)
         for cls in self.config.item_classes:
@@ -134,7 +140,7 @@ class CrawlerState:
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
-    async def _opened(self, spider: Any = None) -> None:
+    async def _opened(self, spider: Spider | None = None) -> None:
         if self.runner.mode != "inline":
             try:  # thread and process modes await futures on the asyncio event loop
                 asyncio.get_running_loop()
@@ -178,7 +184,7 @@ class CrawlerState:
             extra={"spider": self.reporter._spider()},
         )
 
-    def _closed(self, spider: Any = None) -> None:
+    def _closed(self, spider: Spider | None = None) -> None:
         self.runner.close()
         self.reporter.summary()
 
@@ -244,18 +250,18 @@ def case_of(exc: BaseException, url: str | None = None) -> str:
 class Component:
     """Base of the plugin's Scrapy components: built from the crawler, sharing its state."""
 
-    def __init__(self, crawler: Any) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self.state = state_for(crawler)
         if not self.state.config.enabled:
             raise NotConfigured("BOILERPLATE_ENABLED is False")
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> Any:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
 
-def state_for(crawler: Any) -> CrawlerState:
+def state_for(crawler: Crawler) -> CrawlerState:
     """The crawler's shared state, built on first use (from a component's ``from_crawler``)."""
     state = _STATES.get(crawler)
     if state is None:
