@@ -29,6 +29,7 @@ from typing import Any
 from itemadapter import ItemAdapter, is_item
 
 from scrapy_boilerplate.core.deadline import ExtractionTimeout, within
+from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.scrapy.state import Reporter
 
 logger = logging.getLogger(__name__)
@@ -147,9 +148,11 @@ class EntityPipeline:
             except ValueError:  # Scrapy reads <base href> with w3lib: "https://www:x.org/"
                 html = response.text
         if not query or not str(query).strip():
-            return self._fail(adapter, "no-query", "An item had no entity query (%s)", item)
+            return self._fail(adapter, Reason.NO_QUERY, "An item had no entity query (%s)", item)
         if html is None:
-            return self._fail(adapter, "no-page", "An item came with no page to read (%s)", item)
+            return self._fail(
+                adapter, Reason.NO_PAGE, "An item came with no page to read (%s)", item
+            )
         async with self.semaphore:
             try:
                 result = await asyncio.to_thread(
@@ -159,10 +162,12 @@ class EntityPipeline:
             except ExtractionTimeout:
                 self.reporter.inc("entities/errors/timeout")
                 where = getattr(response, "url", None) or "an item's page"
-                return self._fail(adapter, "timeout", "Entity extraction timed out on %s", where)
+                return self._fail(
+                    adapter, Reason.TIMEOUT, "Entity extraction timed out on %s", where
+                )
             except Exception as exc:  # a bug or a bad model must not lose the item
                 self.reporter.inc(f"entities/errors/{type(exc).__name__}")
-                return self._fail(adapter, "error", "Entity extraction failed: %r", exc)
+                return self._fail(adapter, Reason.ERROR, "Entity extraction failed: %r", exc)
         self.reporter.inc("entities/pages")
         if result.info.get("truncated"):
             self.reporter.inc("entities/capped")
@@ -173,12 +178,12 @@ class EntityPipeline:
             self._set(adapter, "entities_reason", result.reason)
         return item
 
-    def _fail(self, adapter: ItemAdapter, reason: str, message: str, arg: Any) -> Any:
-        self.reporter.inc(f"entities/skipped/{reason}")
-        self.reporter.once(f"entities/skipped/{reason}", logging.WARNING, message, arg)
+    def _fail(self, adapter: ItemAdapter, reason: Reason, message: str, arg: Any) -> Any:
+        self.reporter.inc(f"entities/skipped/{reason.value}")
+        self.reporter.once(f"entities/skipped/{reason.value}", logging.WARNING, message, arg)
         self._set(adapter, "entities", [])
         self._set(adapter, "entity_candidates", [])
-        self._set(adapter, "entities_reason", reason)
+        self._set(adapter, "entities_reason", reason.value)
         return adapter.item
 
     def _set(self, adapter: ItemAdapter, field: str, value: Any) -> None:
