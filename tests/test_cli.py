@@ -427,6 +427,10 @@ def test_only_boilerplate_says_no_content_in_the_json_and_the_note(
         (b"", "empty"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
         (b'<?xml version="1.0"?><rss><channel><title>x</title></channel></rss>', "not-html"),
+        # over 4 x the default max_nodes (250 000) '<': refused before parsing
+        (b"<i>" * 1_000_001, "too-many-nodes"),
+        # a tag with more than core.document.MAX_ATTRIBUTES (8192) attributes
+        (b"<p " + b" ".join(b"a%d=1" % i for i in range(8200)) + b">x</p>", "too-many-attributes"),
     ],
 )
 def test_unusable_input_exit_4(
@@ -442,27 +446,6 @@ def test_unusable_input_exit_4(
     code, out, _ = run(capsys, "extract", str(path), "-f", "html")
     assert code == EXIT_UNUSABLE
     assert reason in out and "<script" not in out
-
-
-@pytest.mark.parametrize(
-    ("content", "reason"),
-    [
-        # over 4 x the default max_nodes (250 000) '<': refused before parsing
-        (b"<i>" * 1_000_001, "too-many-nodes"),
-        # a tag with more than core.document.MAX_ATTRIBUTES (8192) attributes
-        (b"<p " + b" ".join(b"a%d=1" % i for i in range(8200)) + b">x</p>", "too-many-attributes"),
-    ],
-)  # fmt: skip
-def test_pages_over_the_parser_limits_exit_4(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: bytes, reason: str
-) -> None:
-    path = tmp_path / "page.html"
-    path.write_bytes(content)
-    code, out, err = run(capsys, "extract", str(path), "-f", "json")
-    assert code == EXIT_UNUSABLE
-    assert json.loads(out)["reason"] == reason
-    assert err.startswith("scrapy-boilerplate: error: input is not a usable HTML page")
-    assert reason in err
 
 
 def test_entities_on_a_binary_file_exits_4(
