@@ -403,13 +403,7 @@ def test_only_boilerplate_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert code == EXIT_NO_TEXT
     assert out == ""
     assert "boilerplate" in err and err.count("\n") == 1
-
-
-def test_only_boilerplate_says_no_content_in_the_json_and_the_note(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
-    path = tmp_path / "menu.html"
-    path.write_text('<html><body><a href="/">Home</a> <a href="/x">Contact</a></body></html>')
+    # the JSON and the note say no-content; the note keeps the number of blocks
     code, out, err = run(capsys, "extract", str(path), "-f", "json")
     assert code == EXIT_NO_TEXT
     data = json.loads(out)
