@@ -451,9 +451,8 @@ def parse(
         _check_nodes(root, max_nodes)
     doc = Document(root, url=url, encoding=encoding, declared_language=_lang(root))
     if any(e.type_name == "ERR_RESOURCE_LIMIT" and "depth" in e.message for e in parser.error_log):
-        doc.warnings.append(
-            Reason.TOO_DEEP.value
-        )  # libxml2 stops at 2048 levels and drops the rest
+        # libxml2 stops at 2048 levels and drops the rest
+        doc.warnings.append(Reason.TOO_DEEP.value)
     return doc
 
 
