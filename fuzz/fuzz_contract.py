@@ -27,6 +27,7 @@ from scrapy_boilerplate import (
     BOILERPLATE,
     CONTENT,
     Extraction,
+    Reason,
     UnsupportedInput,
     extract,
     parse,
@@ -64,10 +65,15 @@ def check_result(result: Any, extractor: str, strict_utf8: bool = True) -> Extra
     assert isinstance(result.main_text, str)
     if result.reason is not None:
         assert isinstance(result.reason, str) and _REASON.fullmatch(result.reason), result.reason
+        assert Reason.of(result.reason) is not None, result.reason  # one of the vocabulary
         assert result.main_text == "", "a failed result has main text"
-        assert result.blocks == [], "a failed result has blocks"
+        if result.reason == Reason.NO_CONTENT:  # read whole, every block boilerplate
+            assert result.blocks and not result.content_blocks, "no-content with content"
+        else:
+            assert result.blocks == [], "a failed result has blocks"
     else:
         assert result.blocks, "no reason but no blocks"
+        assert result.main_text.strip(), "no reason but no main text"
     for i, block in enumerate(result.blocks):
         assert block.label in (CONTENT, BOILERPLATE), block.label
         assert isinstance(block.text, str)

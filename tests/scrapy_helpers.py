@@ -110,6 +110,13 @@ ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
     "/data.json": (200, {"Content-Type": "application/json"}, b'{"a": [1, 2, 3]}'),
     "/document.pdf": (200, {"Content-Type": "application/pdf"}, b"%PDF-1.4\n%\xe2\xe3\n1 0 obj\n"),
     "/empty": (200, {"Content-Type": "text/html"}, b""),
+    # Nothing but a short link menu: read whole, every block boilerplate (no-content).
+    "/menu.html": (
+        200,
+        {"Content-Type": "text/html; charset=utf-8"},
+        b'<html><body><ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li>'
+        b'<li><a href="/contact">Contact</a></li></ul></body></html>',
+    ),
     "/untyped": (200, {"Content-Type": "application/octet-stream"}, ARTICLE),
     "/plain-html": (200, {"Content-Type": "text/plain"}, ARTICLE),
     # Declares UTF-8 in the header, but the bytes are Windows-1252.

@@ -403,6 +403,16 @@ def test_only_boilerplate_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert code == EXIT_NO_TEXT
     assert out == ""
     assert "boilerplate" in err and err.count("\n") == 1
+    # the JSON and the note say no-content; the note keeps the number of blocks
+    code, out, err = run(capsys, "extract", str(path), "-f", "json")
+    assert code == EXIT_NO_TEXT
+    data = json.loads(out)
+    assert data["reason"] == "no-content" and data["main_text"] == ""
+    n = len(data["blocks"])
+    assert err == (
+        f"scrapy-boilerplate: note: no main text (no-content: every block, {n} in all, "
+        "was classified as boilerplate)\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -411,6 +421,10 @@ def test_only_boilerplate_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: P
         (b"", "empty"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
         (b'<?xml version="1.0"?><rss><channel><title>x</title></channel></rss>', "not-html"),
+        # over 4 x the default max_nodes (250 000) '<': refused before parsing
+        (b"<i>" * 1_000_001, "too-many-nodes"),
+        # a tag with more than core.document.MAX_ATTRIBUTES (8192) attributes
+        (b"<p " + b" ".join(b"a%d=1" % i for i in range(8200)) + b">x</p>", "too-many-attributes"),
     ],
 )
 def test_unusable_input_exit_4(
@@ -426,6 +440,41 @@ def test_unusable_input_exit_4(
     code, out, _ = run(capsys, "extract", str(path), "-f", "html")
     assert code == EXIT_UNUSABLE
     assert reason in out and "<script" not in out
+
+
+def test_entities_on_a_binary_file_exits_4(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "image.png"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    code, out, err = run(capsys, "entities", str(path), "--query", "names")
+    assert code == EXIT_UNUSABLE
+    assert json.loads(out)["reason"] == "binary"
+    assert err == (
+        "scrapy-boilerplate: error: input is not a usable HTML page "
+        "(binary: the input is binary, not text)\n"
+    )
+
+
+def test_a_third_party_reason_exits_1_with_a_generic_gloss(
+    capsys: pytest.CaptureFixture[str], page: Path
+) -> None:
+    class _OwnReason(registry.Extractor):
+        name = "ownreason"
+
+        def extract(self, doc: Any, params: dict[str, Any]) -> Extraction:
+            return Extraction("", [], self.name, dict(params), reason="quota-exceeded")
+
+    registry.available()  # load entry points first, so ours is the only addition
+    registry.register("ownreason", _OwnReason)
+    try:
+        code, _, err = run(capsys, "extract", str(page), "-e", "ownreason")
+    finally:
+        registry.unregister("ownreason")
+    assert code == EXIT_NO_TEXT
+    assert err == (
+        "scrapy-boilerplate: note: no main text (quota-exceeded: the extractor gave no main text)\n"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -368,6 +368,27 @@ async def test_on_error_drop_drops_failed_items_and_counts_them():
     assert stats["item_dropped_count"] == 1
 
 
+@pytest.mark.parametrize("mode", ["inline", "process"])
+@deferred_f_from_coro_f
+async def test_a_page_of_only_boilerplate_is_no_content_counted_and_dropped(mode):
+    urls = ["/article.html", "/menu.html"]
+    with LocalServer() as base:
+        settings = {"BOILERPLATE_EXECUTION": mode}
+        items, stats, _ = await crawl(settings, urls=[base + p for p in urls])
+        by_page = {it["url"].rsplit("/", 1)[-1]: it for it in items}
+        assert by_page["menu.html"]["boilerplate_reason"] == "no-content"
+        assert by_page["menu.html"]["main_text"] == "" and by_page["menu.html"]["blocks"]
+        assert by_page["article.html"]["boilerplate_reason"] is None
+        counts = boilerplate_stats(stats)
+        assert counts["empty/no-content"] == 1 and counts["pages"] == 2
+
+        settings["BOILERPLATE_ON_ERROR"] = "drop"
+        items, stats, _ = await crawl(settings, urls=[base + p for p in urls])
+    assert [it["url"].rsplit("/", 1)[-1] for it in items] == ["article.html"]
+    assert boilerplate_stats(stats)["items_dropped/no-content"] == 1
+    assert stats["item_dropped_count"] == 1
+
+
 @deferred_f_from_coro_f
 async def test_an_extractor_that_raises_does_not_break_the_crawl():
     items, stats, _ = await crawl(

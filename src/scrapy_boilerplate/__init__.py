@@ -25,6 +25,7 @@ from scrapy_boilerplate.core.errors import (
 )
 from scrapy_boilerplate.core.extract import extract
 from scrapy_boilerplate.core.params import Param
+from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.core.registry import Extractor, available, register
 from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Block, Extraction
 
@@ -41,6 +42,7 @@ __all__ = [
     "Extractor",
     "InvalidParameter",
     "Param",
+    "Reason",
     "TextBlock",
     "UnknownExtractor",
     "UnsupportedInput",

@@ -40,6 +40,8 @@ from scrapy_boilerplate import __version__
 from scrapy_boilerplate.core import registry
 from scrapy_boilerplate.core.errors import InvalidParameter, UnknownExtractor
 from scrapy_boilerplate.core.params import Param
+from scrapy_boilerplate.core.reasons import EXIT_NO_TEXT as EXIT_NO_TEXT  # exit 1, re-exported
+from scrapy_boilerplate.core.reasons import EXIT_UNUSABLE, Reason, exit_code, gloss
 from scrapy_boilerplate.core.registry import DEFAULT_EXTRACTOR
 from scrapy_boilerplate.core.result import Extraction
 
@@ -49,25 +51,11 @@ URL_TIMEOUT = 30.0
 #: Bytes read from a URL at most (one more than the parser's default page limit).
 URL_MAX_BYTES = 64 * 1024 * 1024 + 1
 
+# A result's exit code (1 or 4) and the gloss of its reason come from its Reason
+# (scrapy_boilerplate.core.reasons): ``Reason.unusable`` means exit 4.
 EXIT_OK = 0
-EXIT_NO_TEXT = 1
 EXIT_USAGE = 2
 EXIT_INPUT = 3
-EXIT_UNUSABLE = 4
-
-#: ``Extraction.reason`` values that mean "this input is not a usable HTML page" (exit 4).
-UNUSABLE_REASONS = frozenset({"empty", "binary", "not-html", "too-large", "parse-error"})
-
-_REASON_TEXT = {
-    "empty": "the input is empty",
-    "binary": "the input is binary, not text",
-    "not-html": "the input is not HTML",
-    "too-large": "the input is too large",
-    "parse-error": "the input could not be parsed as HTML",
-    "no-text": "the page has no text blocks",
-    "frameset": "the page is a frameset (its text lives in other documents)",
-    "too-deep": "the page is nested too deeply to be parsed whole",
-}
 
 #: Options of ``extract`` itself; a parameter with one of these names is reachable
 #: through ``--param`` only.
@@ -93,7 +81,8 @@ exit codes:
   1  the page gave no main text (the reason is noted on stderr; output still written)
   2  usage error: bad option, unknown extractor, parameter out of range
   3  input not found or unreadable, URL fetch failure, output not writable
-  4  input is not a usable HTML page (empty, binary, XML, too large, unparsable)
+  4  input is not a usable HTML page (empty, binary, XML, too large, too many elements
+     or attributes, unparsable)
 """
 
 
@@ -568,12 +557,31 @@ def _write(text: str, output: str | None) -> None:
         raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
-def _reason_text(result: Extraction) -> str:
-    """``binary: not text (...)``: the reason, then the detail or a plain-words gloss."""
+def _reason_text(result: Any) -> str:
+    """``binary: not text (...)``: the reason of ``result`` (an Extraction or an entity
+    result), then the detail or the reason's gloss (for ``no-content``, with the number of
+    blocks)."""
     reason = result.reason or ""
-    detail = result.extra.get("detail") if isinstance(result.extra, dict) else None
-    text = str(detail) if detail else _REASON_TEXT.get(reason, "")
+    extra = getattr(result, "extra", None)
+    detail = extra.get("detail") if isinstance(extra, dict) else None
+    if detail:
+        text = str(detail)
+    elif reason == Reason.NO_CONTENT:
+        text = f"every block, {len(result.blocks)} in all, was classified as boilerplate"
+    else:
+        text = gloss(reason)
     return f"{reason}: {text}" if text else reason
+
+
+def _report(result: Any, what: str) -> int:
+    """Say on stderr why ``result`` has no ``what`` (an error for an input that is not a
+    usable HTML page, else a note) and return the exit code its reason gives."""
+    code = exit_code(result.reason)
+    if code == EXIT_UNUSABLE:
+        _err(f"input is not a usable HTML page ({_reason_text(result)})")
+    elif code != EXIT_OK:
+        _err(f"no {what} ({_reason_text(result)})", "note")
+    return code
 
 
 # ---------------------------------------------------------------------------------------------
@@ -620,17 +628,7 @@ def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
     except InvalidParameter as exc:  # validated above; a method may still check more
         raise UsageError(str(exc)) from None
 
-    if result.reason in UNUSABLE_REASONS:
-        _err(f"input is not a usable HTML page ({_reason_text(result)})")
-        return EXIT_UNUSABLE
-    if result.reason is not None:
-        _err(f"no main text ({_reason_text(result)})", "note")
-        return EXIT_NO_TEXT
-    if not result.main_text.strip():
-        n = len(result.blocks)
-        _err(f"no main text (every block, {n} in all, was classified as boilerplate)", "note")
-        return EXIT_NO_TEXT
-    return EXIT_OK
+    return _report(result, "main text")
 
 
 def describe_extractors(
@@ -747,10 +745,7 @@ def cmd_entities(args: argparse.Namespace) -> int:
     page, _, _ = _read_input(args.input)
     result = extract_entities(page, args.query, top_k=args.top_k, model=args.model)
     _write(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n", args.output)
-    if result.reason is not None:
-        _err(f"no entity list ({result.reason})", "note")
-        return EXIT_NO_TEXT
-    return EXIT_OK
+    return _report(result, "entity list")
 
 
 def main(argv: list[str] | None = None) -> int:

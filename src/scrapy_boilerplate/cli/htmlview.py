@@ -27,6 +27,7 @@ import lxml.html
 
 from scrapy_boilerplate.core.document import JUSTEXT_BLOCK_TAGS, parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
+from scrapy_boilerplate.core.reasons import gloss
 from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Block, Extraction, to_jsonable
 
 MIXED = "mixed"
@@ -231,7 +232,7 @@ def _legend(result: Extraction, groups: dict[Any, list[Block]], missed: int) -> 
     )
     notes = []
     if result.reason:
-        notes.append(f"no main text: {result.reason}")
+        notes.append(f"no main text: {result.reason} ({gloss(result.reason)})")
     if missed:
         notes.append(f"{missed} blocks not located in the page")
     notes.append("hover an outlined element for its blocks' fields")

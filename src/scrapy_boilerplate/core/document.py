@@ -22,6 +22,7 @@ from w3lib.encoding import html_to_unicode, read_bom, resolve_encoding
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.core.errors import UnsupportedInput
+from scrapy_boilerplate.core.reasons import Reason
 
 #: Elements whose content is never page text (shared by every method).
 REMOVED_TAGS = frozenset(
@@ -309,13 +310,13 @@ class Document:
         body = self.root.find("body")
         return body if body is not None else self.root
 
-    def empty_reason(self) -> str:
+    def empty_reason(self) -> Reason:
         """Why the page gave no text blocks: ``frameset``, ``too-deep`` or ``no-text``."""
-        if "too-deep" in self.warnings:
-            return "too-deep"
+        if Reason.TOO_DEEP in self.warnings:
+            return Reason.TOO_DEEP
         if self.root.find(".//frameset") is not None:
-            return "frameset"
-        return "no-text"
+            return Reason.FRAMESET
+        return Reason.NO_TEXT
 
     def cached(self, key: str, factory: Any) -> Any:
         """Memoise a per-document computation (segmentations, features) under ``key``."""
@@ -407,30 +408,32 @@ def parse(
     if isinstance(html, (bytes, bytearray, memoryview)):
         data = bytes(html)
         if not data or data.isspace():  # (no copy of the page, as strip() makes)
-            raise UnsupportedInput("empty", "no bytes")
+            raise UnsupportedInput(Reason.EMPTY, "no bytes")
         if max_size and len(data) > max_size:
-            raise UnsupportedInput("too-large", f"{len(data)} bytes > max_size {max_size}")
+            raise UnsupportedInput(Reason.TOO_LARGE, f"{len(data)} bytes > max_size {max_size}")
         check_binary(data)
         encoding, text = _decode(data, encoding)
     elif isinstance(html, str):
         text = html
         if max_size and len(text) > max_size:
-            raise UnsupportedInput("too-large", f"{len(text)} characters > max_size {max_size}")
+            raise UnsupportedInput(
+                Reason.TOO_LARGE, f"{len(text)} characters > max_size {max_size}"
+            )
         if _mostly_controls(text[:4096].encode("latin-1", "replace")):
-            raise UnsupportedInput("binary", "control characters in text")
+            raise UnsupportedInput(Reason.BINARY, "control characters in text")
     else:
         raise TypeError(
             f"expected str, bytes, parsel.Selector or an lxml tree, got {type(html).__name__}"
         )
     if not text or text.isspace():
-        raise UnsupportedInput("empty", "no text")
+        raise UnsupportedInput(Reason.EMPTY, "no text")
     # (matched within the first 4096 characters without slicing them off: no copy)
     m = _XML_ROOT.match(text, 0, 4096)
     if m and m.group(1).lower().split(":")[-1] != "html":
-        raise UnsupportedInput("not-html", f"XML document with root <{m.group(1)}>")
+        raise UnsupportedInput(Reason.NOT_HTML, f"XML document with root <{m.group(1)}>")
     m = _FIRST_TAG.match(text, 0, 4096)
     if m and m.group(1).lower() in _XML_ONLY_ROOTS:
-        raise UnsupportedInput("not-html", f"XML document with root <{m.group(1)}>")
+        raise UnsupportedInput(Reason.NOT_HTML, f"XML document with root <{m.group(1)}>")
     text = _XML_DECL.sub("", text, count=1)
     # libxml2 reads UTF-8 natively: the decoded text goes in as UTF-8 bytes with the
     # encoding fixed (a <meta charset> or XML declaration no longer applies). Same tree as
@@ -441,14 +444,15 @@ def parse(
     try:
         root = etree.fromstring(data, parser)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:
-        raise UnsupportedInput("parse-error", str(exc)) from None
+        raise UnsupportedInput(Reason.PARSE_ERROR, str(exc)) from None
     if root is None:
-        raise UnsupportedInput("empty", "no element in the page")
+        raise UnsupportedInput(Reason.EMPTY, "no element in the page")
     if not _surely_within(tags, max_nodes):
         _check_nodes(root, max_nodes)
     doc = Document(root, url=url, encoding=encoding, declared_language=_lang(root))
     if any(e.type_name == "ERR_RESOURCE_LIMIT" and "depth" in e.message for e in parser.error_log):
-        doc.warnings.append("too-deep")  # libxml2 stops at 2048 levels and drops the rest
+        # libxml2 stops at 2048 levels and drops the rest
+        doc.warnings.append(Reason.TOO_DEEP.value)
     return doc
 
 
@@ -517,13 +521,13 @@ def check_markup(data: bytes, max_nodes: int) -> int:
     tags, equals = _compiled.call("markup_counts", _markup_counts, data)
     if max_nodes and tags > 4 * max_nodes:
         raise UnsupportedInput(
-            "too-many-nodes", f"{tags} '<' before parsing > 4 x max_nodes {max_nodes}"
+            Reason.TOO_MANY_NODES, f"{tags} '<' before parsing > 4 x max_nodes {max_nodes}"
         )
     if equals > MAX_ATTRIBUTES and _compiled.call(
         "many_attributes", _many_attributes, data, MAX_ATTRIBUTES
     ):
         raise UnsupportedInput(
-            "too-many-attributes", f"a tag with over {MAX_ATTRIBUTES} attributes"
+            Reason.TOO_MANY_ATTRIBUTES, f"a tag with over {MAX_ATTRIBUTES} attributes"
         )
     return tags
 
@@ -547,13 +551,15 @@ def _check_nodes(root: Any, max_nodes: int) -> None:
     if compiled is not None:
         try:
             if compiled(root, max_nodes) > max_nodes:
-                raise UnsupportedInput("too-many-nodes", f"over max_nodes {max_nodes} elements")
+                raise UnsupportedInput(
+                    Reason.TOO_MANY_NODES, f"over max_nodes {max_nodes} elements"
+                )
             return
         except _compiled.Unsupported:
             pass
     count = int(_COUNT_ELEMENTS(root))
     if count > max_nodes:
-        raise UnsupportedInput("too-many-nodes", f"{count} elements > max_nodes {max_nodes}")
+        raise UnsupportedInput(Reason.TOO_MANY_NODES, f"{count} elements > max_nodes {max_nodes}")
 
 
 def _parser() -> Any:
@@ -586,19 +592,19 @@ def _tree_root(obj: Any) -> Any:
     sel_root = getattr(obj, "root", None)
     if sel_root is not None and hasattr(obj, "xpath") and hasattr(obj, "type"):
         if getattr(obj, "type", "html") not in ("html", None):
-            raise UnsupportedInput("not-html", f"selector of type {obj.type!r}")
+            raise UnsupportedInput(Reason.NOT_HTML, f"selector of type {obj.type!r}")
         if not isinstance(sel_root, etree._Element):
-            raise UnsupportedInput("not-html", "selector without an element tree")
+            raise UnsupportedInput(Reason.NOT_HTML, "selector without an element tree")
         obj = sel_root
     if isinstance(obj, etree._ElementTree):
         obj = obj.getroot()
     if isinstance(obj, etree._Element):
         root = obj.getroottree().getroot()
         if root is None or not isinstance(root.tag, str):
-            raise UnsupportedInput("empty", "tree without a root element")
+            raise UnsupportedInput(Reason.EMPTY, "tree without a root element")
         tag = root.tag.rsplit("}", 1)[-1].lower()
         if tag != "html" and root.find(".//body") is None and tag not in ("body", "div"):
-            raise UnsupportedInput("not-html", f"tree with root <{root.tag}>")
+            raise UnsupportedInput(Reason.NOT_HTML, f"tree with root <{root.tag}>")
         return root
     return None
 
@@ -606,7 +612,7 @@ def _tree_root(obj: Any) -> Any:
 def check_binary(data: bytes) -> None:
     """Refuse bytes that are not text (reason ``binary``)."""
     if _looks_binary(data):
-        raise UnsupportedInput("binary", "not text (binary signature or control bytes)")
+        raise UnsupportedInput(Reason.BINARY, "not text (binary signature or control bytes)")
 
 
 def _looks_binary(data: bytes) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from scrapy_boilerplate.core.reasons import Reason, reason_value
+
 
 class BoilerplateError(Exception):
     """Base class of every error this package raises on purpose."""
@@ -31,10 +33,12 @@ class UnsupportedInput(BoilerplateError):
     """The input is not an HTML page we can work on (empty, binary, XML, too large...).
 
     :func:`scrapy_boilerplate.extract` turns it into an empty
-    :class:`~scrapy_boilerplate.core.result.Extraction` whose ``reason`` is :attr:`reason`.
+    :class:`~scrapy_boilerplate.core.result.Extraction` whose ``reason`` is :attr:`reason`
+    (a :class:`~scrapy_boilerplate.core.reasons.Reason` passed in is kept as its value).
     """
 
-    def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-        self.reason = reason
+    def __init__(self, reason: Reason | str, detail: str = "") -> None:
+        value = reason_value(reason) or ""
+        super().__init__(f"{value}: {detail}" if detail else value)
+        self.reason: str = value
         self.detail = detail

@@ -8,6 +8,7 @@ from scrapy_boilerplate.core import registry
 from scrapy_boilerplate.core.deadline import ExtractionTimeout, check, within
 from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT, MAX_SIZE_DEFAULT, parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
+from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.core.registry import DEFAULT_EXTRACTOR, Extractor
 from scrapy_boilerplate.core.result import Extraction
 
@@ -32,7 +33,9 @@ def extract(
     Input that is not a usable HTML page (empty, binary, XML, over ``max_size`` bytes
     or ``max_nodes`` elements) gives an empty Extraction whose ``reason`` says why;
     so does a page that takes more than ``timeout`` seconds (reason ``timeout``: the
-    extraction stops at the limit, it does not finish in the background). A bad
+    extraction stops at the limit, it does not finish in the background). Every result
+    with an empty ``main_text`` has a ``reason`` (a :class:`Reason` value): one whose
+    method gave none gets ``no-content`` (blocks, none of them content) or ``no-text``. A bad
     parameter raises :class:`InvalidParameter`; an unknown method raises
     :class:`UnknownExtractor`.
     """
@@ -45,7 +48,11 @@ def extract(
                                 max_nodes)  # fmt: skip
         except ExtractionTimeout as exc:
             return Extraction.failed(
-                "timeout", extractor, checked, url=url, extra={"error": f"ExtractionTimeout: {exc}"}
+                Reason.TIMEOUT,
+                extractor,
+                checked,
+                url=url,
+                extra={"error": f"ExtractionTimeout: {exc}"},
             )
     return _extract(html, method, extractor, checked, url, encoding, max_size, max_nodes)
 
@@ -68,8 +75,11 @@ def _extract(
         )
     result = method.extract(doc, checked)
     check()  # a page past its deadline gives no result, whichever step passed it
-    if result.reason == "no-text":
-        result.reason = doc.empty_reason()
+    if result.reason is None and not result.main_text.strip():
+        # Any method's result, a third-party one's too: an empty main text says why.
+        result.reason = Reason.NO_CONTENT.value if result.blocks else Reason.NO_TEXT.value
+    if result.reason == Reason.NO_TEXT:
+        result.reason = doc.empty_reason().value
     if result.url is None:
         result.url = doc.url if doc.url is not None else url
     if result.encoding is None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scrapy_boilerplate.core import compiled as _compiled
+from scrapy_boilerplate.core.reasons import Reason, reason_value
 
 CONTENT = "content"
 BOILERPLATE = "boilerplate"
@@ -161,9 +162,12 @@ def _rebuild_extraction(main_text: str, packed: tuple[Any, ...], *rest: Any) -> 
 class Extraction:
     """What an extractor found on one page.
 
-    ``reason`` is ``None`` when the page was processed; otherwise it states
-    why nothing could be extracted (``"empty"``, ``"binary"``, ``"not-html"``,
-    ``"too-large"``, ``"no-text"``, ...), and ``main_text`` is empty.
+    ``reason`` is ``None`` when the page gave main text; otherwise it states why not
+    (``"empty"``, ``"binary"``, ``"not-html"``, ``"too-large"``, ``"no-text"``,
+    ``"no-content"``, ...: a :class:`~scrapy_boilerplate.core.reasons.Reason` value, or a
+    third-party extractor's own string), and ``main_text`` is empty. It is stored as a
+    plain string (a :class:`Reason` passed in is turned into its value), so ``to_dict()``
+    and items hold JSON strings.
     """
 
     main_text: str
@@ -181,6 +185,9 @@ class Extraction:
     _block_dicts: tuple[str, list[dict[str, Any]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+
+    def __post_init__(self) -> None:
+        self.reason = reason_value(self.reason)
 
     def prepare_block_dicts(self, kind: str = "all") -> None:
         """Compute the blocks' plain dicts of ``kind`` now (in a worker thread), for the item."""
@@ -239,14 +246,19 @@ class Extraction:
         """Build an Extraction whose main text is the content blocks in page order.
 
         ``main_text`` (keyword) replaces the default, the content blocks' texts separated
-        by a blank line, for methods whose blocks are finer than paragraphs.
+        by a blank line, for methods whose blocks are finer than paragraphs. ``reason``
+        (keyword, a :class:`Reason` or a string) defaults to ``no-text`` when there are no
+        blocks and to ``no-content`` when no block is content (every empty main text says
+        why).
         """
         text = kwargs.pop("main_text", None)
         if text is None:
             text = "\n\n".join(b.text for b in blocks if b.label == CONTENT and b.text)
         reason = kwargs.pop("reason", None)
         if reason is None and not blocks:
-            reason = "no-text"
+            reason = Reason.NO_TEXT
+        elif reason is None and not text.strip():
+            reason = Reason.NO_CONTENT
         return cls(
             main_text=text,
             blocks=blocks,
@@ -258,9 +270,14 @@ class Extraction:
 
     @classmethod
     def failed(
-        cls, reason: str, extractor: str, params: dict[str, Any] | None = None, **kwargs: Any
+        cls,
+        reason: Reason | str,
+        extractor: str,
+        params: dict[str, Any] | None = None,
+        **kwargs: Any,
     ) -> Extraction:
-        """An empty result that says why nothing was extracted."""
+        """An empty result that says why nothing was extracted (``reason``: a
+        :class:`Reason`, or a third-party extractor's own string)."""
         return cls(
             main_text="",
             blocks=[],

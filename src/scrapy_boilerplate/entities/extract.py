@@ -18,6 +18,7 @@ from typing import Any
 from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.core.document import Document, parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
+from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.entities.features import (
     PageIndex,
     Part,
@@ -42,7 +43,8 @@ DEFAULT_MODEL = MODEL_DIR / "entities.json"
 @dataclass
 class EntityResult:
     """Ranked entity lists (best first) with their probability and XPath; ``reason`` says
-    why there are none."""
+    why there are none (a :class:`~scrapy_boilerplate.core.reasons.Reason` value, a plain
+    string)."""
 
     query: str
     lists: list[dict[str, Any]] = field(default_factory=list)
@@ -239,7 +241,7 @@ def extract_entities(
     pc = PageCandidates(doc, k=k, max_nodes=max_nodes, max_predicates=max_predicates)
     result.info = {k_: v for k_, v in pc.info.items() if k_ != "seconds"}
     if not pc.candidates:
-        result.reason = "no-list"
+        result.reason = Reason.NO_LIST.value
         return result
     for prob, cand in rank(pc, query, load_model(model))[:top_k]:
         result.lists.append(

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+from scrapy_boilerplate.core.reasons import Reason
 
 logger = logging.getLogger(__name__)
 
@@ -221,7 +222,7 @@ class EntityPipeline(_EntityComponent):
         if not query or not query.strip():
             return self._fail(
                 adapter,
-                "no-query",
+                Reason.NO_QUERY,
                 "skipped/no-query",
                 "An item (%s) had no entity query",
                 type(item).__name__,
@@ -230,7 +231,7 @@ class EntityPipeline(_EntityComponent):
         if page is None:
             return self._fail(
                 adapter,
-                "no-page",
+                Reason.NO_PAGE,
                 "skipped/no-page",
                 "An item (%s) came with no page to read",
                 type(item).__name__,
@@ -245,13 +246,18 @@ class EntityPipeline(_EntityComponent):
             )  # fmt: skip
         except ExtractionTimeout as exc:
             return self._fail(
-                adapter, "timeout", "errors/timeout", "Entity lists of %s timed out: %s", where, exc
+                adapter,
+                Reason.TIMEOUT,
+                "errors/timeout",
+                "Entity lists of %s timed out: %s",
+                where,
+                exc,
             )
         except Exception as exc:  # a bug must not lose the item
             name = type(exc).__name__
             return self._fail(
                 adapter,
-                "error",
+                Reason.ERROR,
                 f"errors/{name}",
                 "Entity lists of %s failed: %r",
                 where,
@@ -273,7 +279,7 @@ class EntityPipeline(_EntityComponent):
     def _fail(
         self,
         adapter: ItemAdapter,
-        reason: str,
+        reason: Reason,
         key: str,
         message: str,
         *args: Any,
@@ -284,7 +290,7 @@ class EntityPipeline(_EntityComponent):
         self.state.reporter.problem(f"entities/{key}", logging.WARNING, message, *args, case=case)
         self._set(adapter, "entities", [])
         self._set(adapter, "entity_candidates", [])
-        self._set(adapter, "entities_reason", reason)
+        self._set(adapter, "entities_reason", reason.value)
         return adapter.item
 
     def _set(self, adapter: ItemAdapter, field: str, value: Any) -> None:

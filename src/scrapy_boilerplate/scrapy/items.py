@@ -13,6 +13,7 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
+from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.core.result import Extraction, to_jsonable
 from scrapy_boilerplate.scrapy.config import Config
 
@@ -113,5 +114,5 @@ class ItemWriter:
         if "reason" in self.fields:
             return adapter.get(self.fields["reason"])
         if "main_text" in self.fields and self.fields["main_text"] in adapter:
-            return None if adapter.get(self.fields["main_text"]) else "no-text"
+            return None if adapter.get(self.fields["main_text"]) else Reason.NO_TEXT.value
         return None

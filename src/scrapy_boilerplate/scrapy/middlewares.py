@@ -26,6 +26,7 @@ from scrapy_boilerplate.core import registry
 from scrapy_boilerplate.core.document import check_binary, check_markup, parse
 from scrapy_boilerplate.core.errors import BoilerplateError, UnsupportedInput
 from scrapy_boilerplate.core.extract import extract
+from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.core.result import Extraction
 from scrapy_boilerplate.scrapy.config import BOILERPLATE_MAX_NODES
 from scrapy_boilerplate.scrapy.state import Component, case_of
@@ -123,15 +124,15 @@ def looks_like_html(body: bytes) -> bool:
     return any(tag in head for tag in _HTML_SNIFF)
 
 
-def skip_reason(response: Response, max_body_size: int, sniff: bool = True) -> str | None:
+def skip_reason(response: Response, max_body_size: int, sniff: bool = True) -> Reason | None:
     """Why ``response`` is not extracted (None: it is)."""
     if not 200 <= response.status < 300:
-        return "http-status"
+        return Reason.HTTP_STATUS
     body = response.body
     if not body.strip():
-        return "empty"
+        return Reason.EMPTY
     if len(body) > max_body_size:
-        return "too-large"
+        return Reason.TOO_LARGE
     if isinstance(response, HtmlResponse):
         return None
     content_type = (response.headers.get(b"Content-Type") or b"").split(b";")[0].strip().lower()
@@ -139,7 +140,7 @@ def skip_reason(response: Response, max_body_size: int, sniff: bool = True) -> s
         return None
     if sniff and looks_like_html(body):
         return None
-    return "not-html"
+    return Reason.NOT_HTML
 
 
 def _extract_response(
@@ -197,8 +198,8 @@ class BoilerplateDownloaderMiddleware(Component):
         reporter = self.state.reporter
         reason = skip_reason(response, config.max_body_size, config.sniff)
         if reason is not None:
-            meta[SKIPPED_KEY] = reason
-            reporter.inc(f"skipped/{reason}")
+            meta[SKIPPED_KEY] = reason.value
+            reporter.inc(f"skipped/{reason.value}")
             return response
         meta.pop(SKIPPED_KEY, None)  # a meta copied from a parent request
         new = _as_extractable(response)
@@ -214,7 +215,7 @@ class BoilerplateDownloaderMiddleware(Component):
                 case=case_of(exc, request.url),
             )
             new.boilerplate = Extraction.failed(
-                "invalid-meta",
+                Reason.INVALID_META,
                 config.extractor,
                 url=response.url,
                 extra={"error": f"{type(exc).__name__}: {exc}"},
@@ -403,7 +404,7 @@ class BoilerplateSpiderMiddleware(Component):
             return obj  # the pipeline extracts it from its own HTML
         result = get_extraction(response)
         if result is None:
-            reason = meta.get(SKIPPED_KEY) or "not-extracted"
+            reason = meta.get(SKIPPED_KEY) or Reason.NOT_EXTRACTED
             result = Extraction.failed(reason, state.config.extractor, url=response.url)
         write_item(state, obj, result)
         return obj

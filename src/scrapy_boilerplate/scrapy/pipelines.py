@@ -2,9 +2,10 @@
 
 It extracts items that carry their own raw HTML (``BOILERPLATE_HTML_FIELD``), off the
 event loop like the downloader middleware, and applies ``BOILERPLATE_ON_ERROR``: with
-``"drop"``, an item whose extraction failed (a recorded reason: error, timeout, a
-response that was not HTML...) is dropped and counted; with ``"keep"`` it goes on with
-the reason in its fields. Items scraped from a response got their fields from the
+``"drop"``, an item with no main text (a recorded reason: error, timeout, a response
+that was not HTML, a page whose every block is boilerplate...) is dropped and counted
+under ``boilerplate/items_dropped/<reason>``; with ``"keep"`` it goes on with the reason
+in its fields. Items scraped from a response got their fields from the
 spider middleware already.
 """
 
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
+from scrapy_boilerplate.core.reasons import Reason, gloss
 from scrapy_boilerplate.core.result import Extraction
 from scrapy_boilerplate.scrapy.config import BOILERPLATE_MAX_NODES
 from scrapy_boilerplate.scrapy.middlewares import write_item
@@ -55,7 +57,7 @@ class BoilerplatePipeline(Component):
             reason = state.writer.failure(item)
             if reason is not None:
                 state.reporter.inc(f"items_dropped/{reason}")
-                raise DropItem(f"scrapy-boilerplate: no main text ({reason})")
+                raise DropItem(f"scrapy-boilerplate: no main text ({reason}: {gloss(reason)})")
         return item
 
     async def _extract(self, html: Any, adapter: ItemAdapter) -> Extraction:
@@ -73,14 +75,14 @@ class BoilerplatePipeline(Component):
                 case=f"{state.config.html_field}: {type(html).__name__}",
             )
             return Extraction.failed(
-                "error",
+                Reason.ERROR,
                 extractor,
                 params,
                 url=url,
                 extra={"error": f"TypeError: {type(html).__name__}"},
             )
         if state.config.max_body_size < len(html):
-            reporter.inc("skipped/too-large")
-            return Extraction.failed("too-large", extractor, params, url=url)
+            reporter.inc(f"skipped/{Reason.TOO_LARGE.value}")
+            return Extraction.failed(Reason.TOO_LARGE, extractor, params, url=url)
         call = (_extract_html, html, url, extractor, params, state.config.max_nodes)
         return await state.extract(call, extractor, params, url, "an item's HTML")

@@ -15,6 +15,7 @@ from weakref import WeakKeyDictionary
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
+from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.core.result import Extraction, to_jsonable
 from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
 from scrapy_boilerplate.scrapy.items import ItemWriter
@@ -212,7 +213,11 @@ class CrawlerState:
                 "errors/timeout", logging.WARNING, "Extraction of %s timed out: %s", what, exc
             )
             return Extraction.failed(
-                "timeout", extractor, params, url=url, extra={"error": f"ExtractionTimeout: {exc}"}
+                Reason.TIMEOUT,
+                extractor,
+                params,
+                url=url,
+                extra={"error": f"ExtractionTimeout: {exc}"},
             )
         except Exception as exc:  # an extractor's bug must not break the crawl or lose items
             name = type(exc).__name__
@@ -226,7 +231,7 @@ class CrawlerState:
                 case=case_of(exc, url),
             )
             return Extraction.failed(
-                "error", extractor, params, url=url, extra={"error": f"{name}: {exc}"}
+                Reason.ERROR, extractor, params, url=url, extra={"error": f"{name}: {exc}"}
             )
         reporter.inc("pages")
         reporter.inc(f"extractor/{extractor}")
