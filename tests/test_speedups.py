@@ -30,8 +30,8 @@ from scrapy_boilerplate.core.document import (
     _justext_segment,
     justext_segment,
 )
-from scrapy_boilerplate.extractors import cnr
 from scrapy_boilerplate.extractors.cnr import MENU_TAGS, NON_CONTENT_TAGS
+from scrapy_boilerplate.extractors.cnr import algorithm as cnr
 from test_properties import pages as generated_pages
 
 try:
