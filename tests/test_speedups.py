@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -30,6 +32,7 @@ from scrapy_boilerplate.core.document import (
     justext_segment,
 )
 from scrapy_boilerplate.core.errors import InvalidParameter
+from scrapy_boilerplate.core.result import blocks_from_segments
 from scrapy_boilerplate.extractors.cnr import MENU_TAGS, NON_CONTENT_TAGS
 from scrapy_boilerplate.extractors.cnr import algorithm as cnr
 from test_properties import pages as generated_pages
@@ -339,12 +342,82 @@ def test_refused_tree_is_walked_again_in_python(monkeypatch: pytest.MonkeyPatch)
         assert getattr(nodes, name) == getattr(expected_nodes, name), name
 
 
-def test_extractions_equal_without_speedups(monkeypatch: pytest.MonkeyPatch) -> None:
-    html = (PAGES / "news_article.html").read_text()
-    compiled = [extract(html, m).to_dict() for m in ("justext", "cnr")]
-    monkeypatch.setattr(_compiled, "ENABLED", False)
-    python = [extract(html, m).to_dict() for m in ("justext", "cnr")]
+def _with_surrogate() -> str:
+    """A page the compiled ``utf8`` refuses (a lone surrogate, as text decoded with
+    surrogateescape holds), so that a twin's fallback runs inside a whole extraction."""
+    return (PAGES / "news_article.html").read_text().replace("</h1>", "\udcff</h1>", 1)
+
+
+#: Whole pages for :func:`test_extractions_equal_both_ways`: the fixture pages, VIPS' ones
+#: and the edge cases above, each made afresh per extraction (a tree is not shared).
+WHOLE_PAGES = {
+    **{p.stem: p.read_bytes for p in sorted(PAGES.glob("*.html"))},
+    **{f"vips/{p.stem}": p.read_bytes for p in sorted((PAGES / "vips").glob("*.html"))},
+    **{name: (lambda html=html: html) for name, html in sorted(EDGE_CASES.items())},
+    "lone surrogate": _with_surrogate,
+}
+#: What ``to_dict()`` holds that differs between two runs of the same extraction.
+VOLATILE_KEYS = ("timings",)
+
+
+def _extraction(page: str, method: str) -> dict:
+    out = extract(WHOLE_PAGES[page](), method).to_dict()
+    for key in VOLATILE_KEYS:
+        out.pop(key, None)
+    return out
+
+
+@pytest.mark.parametrize("page", sorted(WHOLE_PAGES))
+@pytest.mark.parametrize("method", ["justext", "cnr", "web2text", "vips"])
+def test_extractions_equal_both_ways(method: str, page: str) -> None:
+    """extract() with every compiled step on and with every one off (``compiled.disabled``)
+    gives the same ``to_dict()``: the twins agree inside whole extractions, where each
+    step's input is what the steps before it made."""
+    compiled = _extraction(page, method)
+    with _compiled.disabled():
+        python = _extraction(page, method)
     assert compiled == python
+
+
+#: Every twin of the package.
+TWINS = (
+    document.justext_segment, document.find_removed, document._count_elements,
+    document._utf8, document._markup_counts, document._many_attributes,
+    blocks_from_segments, cnr._tree_arrays, cnr.label_blocks, cnr._element_xpath,
+)  # fmt: skip
+
+
+def _references_run(page: str, method: str) -> set[str]:
+    """The twins whose Python function ran during one extraction (by its code object)."""
+    names = {t.python.__code__: t.compiled_name for t in TWINS}
+    ran = set()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in names:
+            ran.add(names[frame.f_code])
+
+    sys.setprofile(profile)
+    try:
+        _extraction(page, method)
+    finally:
+        sys.setprofile(None)
+    return ran
+
+
+def test_disabled_runs_every_reference() -> None:
+    """The switch reaches every twin (else the test above would compare the compiled steps
+    with themselves), and the fallback runs where a compiled step refuses its input."""
+    assert all(t.compiled is getattr(_speedups, t.compiled_name) for t in TWINS)
+    steps = {"utf8", "markup_counts", "find_removed", "justext_segment", "cnr_tree_arrays",
+             "cnr_label", "blocks_from_segments"}  # fmt: skip
+    assert _references_run("news_article", "cnr") == set()
+    with _compiled.disabled():
+        assert _references_run("news_article", "cnr") >= steps
+        with _compiled.disabled():
+            pass
+        assert not _compiled.ENABLED
+    assert _compiled.ENABLED
+    assert _references_run("lone surrogate", "cnr") == {"utf8"}
 
 
 def test_deadline_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
