@@ -49,7 +49,7 @@ from scrapy_boilerplate import extract
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core import document, registry
 from scrapy_boilerplate.core.document import CNRNodes, justext_segment, parse
-from scrapy_boilerplate.extractors import cnr
+from scrapy_boilerplate.extractors.cnr import algorithm as cnr
 
 STEPS = ("parse", "cleaning", "walk", "Algorithm 1", "detection and result", "freeing")
 REFERENCES = ("lxml alone", "lxml.html from str")

@@ -1,4 +1,4 @@
-"""CNR (extractors/cnr.py): Algorithm 1 values, Algorithm 2 on the paper's Example 3.2 / 4.2,
+"""CNR (extractors/cnr/): Algorithm 1 values, Algorithm 2 on the paper's Example 3.2 / 4.2,
 granularity, iterative block detection, menus, parameters, deep pages, JSON output."""
 
 from __future__ import annotations

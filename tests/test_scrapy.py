@@ -373,7 +373,8 @@ async def test_on_error_drop_drops_failed_items_and_counts_them():
 async def test_a_page_of_only_boilerplate_is_no_content_counted_and_dropped(mode):
     urls = ["/article.html", "/menu.html"]
     with LocalServer() as base:
-        settings = {"BOILERPLATE_EXECUTION": mode}
+        # Every block in the items, so that the menu's boilerplate blocks show it was read.
+        settings = {"BOILERPLATE_EXECUTION": mode, "BOILERPLATE_BLOCKS": "all"}
         items, stats, _ = await crawl(settings, urls=[base + p for p in urls])
         by_page = {it["url"].rsplit("/", 1)[-1]: it for it in items}
         assert by_page["menu.html"]["boilerplate_reason"] == "no-content"

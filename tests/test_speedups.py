@@ -1,6 +1,6 @@
 """The compiled walk (``scrapy_boilerplate.core._speedups``) against the Python one it replaces.
 
-``document._justext_segment`` is the reference: jusText's segmentation, and CNR's nodes
+``document.justext_segment.python`` is the reference: jusText's segmentation, and CNR's nodes
 recorded on the same walk. The compiled walk must give exactly the same blocks (every
 field, the very same elements) and the same :class:`CNRNodes`, in each of the three ways
 the package walks a page: default cleaning, jusText 3.0.2's cleaning (unwrapped tags), and
@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -27,11 +29,12 @@ from scrapy_boilerplate.core.document import (
     JUSTEXT_REFERENCE_REMOVED,
     JUSTEXT_REFERENCE_UNWRAPPED,
     CNRNodes,
-    _justext_segment,
     justext_segment,
 )
-from scrapy_boilerplate.extractors import cnr
+from scrapy_boilerplate.core.errors import InvalidParameter
+from scrapy_boilerplate.core.result import blocks_from_segments
 from scrapy_boilerplate.extractors.cnr import MENU_TAGS, NON_CONTENT_TAGS
+from scrapy_boilerplate.extractors.cnr import algorithm as cnr
 from test_properties import pages as generated_pages
 
 try:
@@ -43,6 +46,8 @@ except ImportError:  # pragma: no cover - depends on the build
     pytestmark = pytest.mark.skip(reason="scrapy_boilerplate.core._speedups is not built")
 
 PAGES = Path(__file__).parent / "pages"
+#: The reference walk, in Python.
+_python_walk = justext_segment.python
 #: What both walks record (the two tag sets are their input; only the compiled walk
 #: counts characters, which CNR's tree must then get the same: see _tree_arrays).
 NODE_FIELDS = tuple(
@@ -95,7 +100,7 @@ def _walks(doc: document.Document, mode: str) -> tuple[tuple, tuple]:
         removed = doc.removed
     out = []
     keep = []  # both walks' proxies stay alive, so the same element has the same proxy
-    for walk in (_justext_segment, _speedups.justext_segment):
+    for walk in (_python_walk, _speedups.justext_segment):
         nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS) if mode == "cnr" else None
         blocks = walk(doc.root, removed, unwrapped, nodes)
         recorded = _recorded(nodes) if nodes is not None else None
@@ -157,7 +162,7 @@ def test_edge_cases(name: str) -> None:
 
 def _both_records(doc: document.Document) -> tuple[CNRNodes, CNRNodes]:
     python, compiled = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS), CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
-    _justext_segment(doc.root, doc.removed, nodes=python)
+    _python_walk(doc.root, doc.removed, nodes=python)
     _speedups.justext_segment(doc.root, doc.removed, nodes=compiled)
     return python, compiled
 
@@ -240,7 +245,7 @@ def test_element_xpath_equals_python() -> None:
         for el in root.iter():
             if not isinstance(el.tag, str):
                 continue
-            assert _speedups.element_xpath(el) == cnr._python_element_xpath(el), el.tag
+            assert _speedups.element_xpath(el) == cnr._element_xpath.python(el), el.tag
             checked += 1
     assert checked > 300
     with pytest.raises(_speedups.Unsupported):
@@ -312,7 +317,8 @@ def test_entity_reference_is_refused() -> None:
 
 
 def test_refused_tree_is_walked_again_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
-    """What the compiled walk recorded before it gave up is forgotten."""
+    """What the compiled walk recorded before it gave up is forgotten (justext_segment's
+    ``on_unsupported``): the twin's record is the Python walk's."""
     doc = parse((PAGES / "recipe.html").read_bytes())
 
     walk = _speedups.justext_segment
@@ -321,22 +327,97 @@ def test_refused_tree_is_walked_again_in_python(monkeypatch: pytest.MonkeyPatch)
         walk(root, removed, unwrapped, nodes)  # records everything
         raise _speedups.Unsupported("test")
 
+    # a twin looks its compiled step up once, when declared: declare it again
     monkeypatch.setattr(_speedups, "justext_segment", gives_up)
+    segment = _compiled.twin("justext_segment", on_unsupported=justext_segment.on_unsupported)(
+        _python_walk
+    )
+    assert segment.compiled is gives_up
     nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
-    blocks = justext_segment(doc.root, doc.removed, frozenset(), nodes)
+    blocks = segment(doc.root, doc.removed, frozenset(), nodes)
     expected_nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
-    expected = _justext_segment(doc.root, doc.removed, frozenset(), expected_nodes)
+    expected = _python_walk(doc.root, doc.removed, frozenset(), expected_nodes)
     assert _block_fields(blocks) == _block_fields(expected)
     for name in NODE_FIELDS:
         assert getattr(nodes, name) == getattr(expected_nodes, name), name
 
 
-def test_extractions_equal_without_speedups(monkeypatch: pytest.MonkeyPatch) -> None:
-    html = (PAGES / "news_article.html").read_text()
-    compiled = [extract(html, m).to_dict() for m in ("justext", "cnr")]
-    monkeypatch.setattr(_compiled, "ENABLED", False)
-    python = [extract(html, m).to_dict() for m in ("justext", "cnr")]
+def _with_surrogate() -> str:
+    """A page the compiled ``utf8`` refuses (a lone surrogate, as text decoded with
+    surrogateescape holds), so that a twin's fallback runs inside a whole extraction."""
+    return (PAGES / "news_article.html").read_text().replace("</h1>", "\udcff</h1>", 1)
+
+
+#: Whole pages for :func:`test_extractions_equal_both_ways`: the fixture pages, VIPS' ones
+#: and the edge cases above, each made afresh per extraction (a tree is not shared).
+WHOLE_PAGES = {
+    **{p.stem: p.read_bytes for p in sorted(PAGES.glob("*.html"))},
+    **{f"vips/{p.stem}": p.read_bytes for p in sorted((PAGES / "vips").glob("*.html"))},
+    **{name: (lambda html=html: html) for name, html in sorted(EDGE_CASES.items())},
+    "lone surrogate": _with_surrogate,
+}
+#: What ``to_dict()`` holds that differs between two runs of the same extraction.
+VOLATILE_KEYS = ("timings",)
+
+
+def _extraction(page: str, method: str) -> dict:
+    out = extract(WHOLE_PAGES[page](), method).to_dict()
+    for key in VOLATILE_KEYS:
+        out.pop(key, None)
+    return out
+
+
+@pytest.mark.parametrize("page", sorted(WHOLE_PAGES))
+@pytest.mark.parametrize("method", ["justext", "cnr", "web2text", "vips"])
+def test_extractions_equal_both_ways(method: str, page: str) -> None:
+    """extract() with every compiled step on and with every one off (``compiled.disabled``)
+    gives the same ``to_dict()``: the twins agree inside whole extractions, where each
+    step's input is what the steps before it made."""
+    compiled = _extraction(page, method)
+    with _compiled.disabled():
+        python = _extraction(page, method)
     assert compiled == python
+
+
+#: Every twin of the package.
+TWINS = (
+    document.justext_segment, document.find_removed, document._count_elements,
+    document._utf8, document._markup_counts, document._many_attributes,
+    blocks_from_segments, cnr._tree_arrays, cnr.label_blocks, cnr._element_xpath,
+)  # fmt: skip
+
+
+def _references_run(page: str, method: str) -> set[str]:
+    """The twins whose Python function ran during one extraction (by its code object)."""
+    names = {t.python.__code__: t.compiled_name for t in TWINS}
+    ran = set()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in names:
+            ran.add(names[frame.f_code])
+
+    sys.setprofile(profile)
+    try:
+        _extraction(page, method)
+    finally:
+        sys.setprofile(None)
+    return ran
+
+
+def test_disabled_runs_every_reference() -> None:
+    """The switch reaches every twin (else the test above would compare the compiled steps
+    with themselves), and the fallback runs where a compiled step refuses its input."""
+    assert all(t.compiled is getattr(_speedups, t.compiled_name) for t in TWINS)
+    steps = {"utf8", "markup_counts", "find_removed", "justext_segment", "cnr_tree_arrays",
+             "cnr_label", "blocks_from_segments"}  # fmt: skip
+    assert _references_run("news_article", "cnr") == set()
+    with _compiled.disabled():
+        assert _references_run("news_article", "cnr") >= steps
+        with _compiled.disabled():
+            pass
+        assert not _compiled.ENABLED
+    assert _compiled.ENABLED
+    assert _references_run("lone surrogate", "cnr") == {"utf8"}
 
 
 def test_deadline_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -373,7 +454,7 @@ REMOVED_CASES = {
 @pytest.mark.parametrize("name", sorted(REMOVED_CASES))
 def test_find_removed_equals_python(name: str) -> None:
     root = parse(REMOVED_CASES[name]).root
-    assert _speedups.find_removed(root) == document._find_removed(root)
+    assert _speedups.find_removed(root) == document.find_removed.python(root)
 
 
 def test_find_removed_on_pages_and_xhtml() -> None:
@@ -385,7 +466,7 @@ def test_find_removed_on_pages_and_xhtml() -> None:
         )
     )
     for root in roots:
-        expected = document._find_removed(root)
+        expected = document.find_removed.python(root)
         assert expected and _speedups.find_removed(root) == expected
 
 
@@ -394,7 +475,7 @@ def test_find_removed_below_the_top_element_falls_back() -> None:
     body = root.find("body")
     with pytest.raises(_speedups.Unsupported):
         _speedups.find_removed(body)
-    assert document.find_removed(body) == document._find_removed(body)
+    assert document.find_removed(body) == document.find_removed.python(body)
 
 
 WHITESPACE_HEAVY = st.text(
@@ -465,7 +546,7 @@ def test_block_element_and_extra_are_made_when_read() -> None:
         "<div>two<p>three</p>tail</div><script>s()</script>four</body>"
     )
     doc = parse(html)
-    python = _justext_segment(doc.root, doc.removed)
+    python = _python_walk(doc.root, doc.removed)
     compiled = _speedups.justext_segment(doc.root, doc.removed)
     slots = document._TEXT_BLOCK_SLOTS
     for block in compiled:
@@ -499,16 +580,16 @@ def test_result_blocks_equal_python() -> None:
     labels = [result.CONTENT if i % 3 else result.BOILERPLATE for i in range(n)]
     columns = ([i * 0.5 for i in range(n)], tuple(None if i % 2 else i for i in range(n)))
     compiled = _speedups.blocks_from_segments(segments, labels, ("score", "rank"), columns)
-    python = result._blocks_from_segments(segments, labels, ("score", "rank"), columns)
+    python = result.blocks_from_segments.python(segments, labels, ("score", "rank"), columns)
     assert compiled == python and [b.to_dict() for b in compiled] == [b.to_dict() for b in python]
     with pytest.raises(ValueError):
         _speedups.blocks_from_segments(segments, labels[:-1], ("score", "rank"), columns)
     with pytest.raises(ValueError):
-        result._blocks_from_segments(segments, labels, ("score",), columns)
+        result.blocks_from_segments.python(segments, labels, ("score",), columns)
 
 
 # CNR's Algorithm 1 values, detection, menus and block labels (cnr._tree_arrays and
-# cnr._label_blocks are the references of _speedups.cnr_tree_arrays and cnr_label).
+# cnr.label_blocks are the references of _speedups.cnr_tree_arrays and cnr_label).
 
 LABEL_PARAMS = (
     {},
@@ -525,7 +606,7 @@ LABEL_PARAMS = (
 def _labels_both_ways(tree: cnr.CNRTree, block_nodes: list[int], overrides: dict) -> tuple:
     params = cnr.CNRExtractor().validate(overrides)
     compiled = cnr.label_blocks(tree, block_nodes, params)
-    python = cnr._label_blocks(tree, block_nodes, params)
+    python = cnr.label_blocks.python(tree, block_nodes, params)
     return compiled, python
 
 
@@ -616,13 +697,14 @@ def test_cnr_label_falls_back_on_what_it_does_not_handle(monkeypatch: pytest.Mon
         )  # fmt: skip
     with pytest.raises(_speedups.Unsupported):  # a record of the Python walk: no counts
         nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
-        _justext_segment(doc.root, doc.removed, frozenset(), nodes)
+        _python_walk(doc.root, doc.removed, frozenset(), nodes)
         _speedups.cnr_tree_arrays(nodes)
-    calls = []
-    monkeypatch.setattr(cnr, "_label_blocks", lambda *a: calls.append(a) or ([], [], [], []))
     monkeypatch.setitem(params, "selection", "unknown")  # (validate() would refuse it)
-    assert cnr.label_blocks(tree, block_nodes, params) == ([], [], [], [])
-    assert calls
+    with pytest.raises(_speedups.Unsupported):
+        cnr.label_blocks.compiled(*cnr._cnr_label_arguments(tree, block_nodes, params))
+    # the twin runs the reference instead, which refuses the rule by name
+    with pytest.raises(InvalidParameter, match="'selection' got 'unknown'"):
+        cnr.label_blocks(tree, block_nodes, params)
 
 
 @pytest.mark.parametrize(
@@ -647,14 +729,18 @@ def test_count_elements_equals_xpath(html: str) -> None:
         assert _speedups.count_elements(doc.root, 2) == 3
 
 
-def test_check_nodes_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_nodes_both_ways() -> None:
     root = parse("<html><body><p>x</p></body></html>").root
+    for limit, count in ((0, 3), (1, 2), (2, 3), (3, 3), (4, 3)):
+        assert document._count_elements.python(root, limit) == count
+        assert _speedups.count_elements(root, limit) == count
     document._check_nodes(root, 3)
     with pytest.raises(document.UnsupportedInput, match="over max_nodes 2 elements"):
         document._check_nodes(root, 2)
-    monkeypatch.setattr(_compiled, "ENABLED", False)
-    with pytest.raises(document.UnsupportedInput, match="3 elements > max_nodes 2"):
-        document._check_nodes(root, 2)
+    with _compiled.disabled():
+        document._check_nodes(root, 3)
+        with pytest.raises(document.UnsupportedInput, match="over max_nodes 2 elements"):
+            document._check_nodes(root, 2)
 
 
 _MARKUP = st.text(alphabet="<>=aZ1 '\"/é", max_size=300).map(lambda t: t.encode("utf-8"))
@@ -663,15 +749,15 @@ _MARKUP = st.text(alphabet="<>=aZ1 '\"/é", max_size=300).map(lambda t: t.encode
 @given(_MARKUP, st.integers(min_value=0, max_value=6))
 @settings(max_examples=300, deadline=None)
 def test_markup_scans_equal_their_python_twins(data: bytes, limit: int) -> None:
-    assert _speedups.markup_counts(data) == document._markup_counts(data)
-    assert _speedups.many_attributes(data, limit) == document._many_attributes(data, limit)
+    assert _speedups.markup_counts(data) == document._markup_counts.python(data)
+    assert _speedups.many_attributes(data, limit) == document._many_attributes.python(data, limit)
 
 
 def test_many_attributes_at_the_limit() -> None:
     for n, expected in ((8192, False), (8193, True)):
         data = ("<p " + " ".join(f"a{i}=1" for i in range(n)) + ">x</p>").encode()
         assert _speedups.many_attributes(data, 8192) is expected
-        assert document._many_attributes(data, 8192) is expected
+        assert document._many_attributes.python(data, 8192) is expected
     # '=' outside tags, or split by '>' or '<', are no attributes of one tag
     assert not _speedups.many_attributes(b"<p>" + b"=" * 20 + b"</p>", 5)
     assert not _speedups.many_attributes(b"<p a=1 b=2>=<q c=3 d=4>", 3)
@@ -692,7 +778,7 @@ def test_utf8_equals_str_encode(text: str) -> None:
                 _speedups.utf8(t)
             # the Python path (parse's fallback) reads each surrogate as U+FFFD
             fixed = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in t)
-            assert document._utf8(t) == fixed.encode("utf-8")
+            assert document._utf8.python(t) == fixed.encode("utf-8")
         else:
             assert _speedups.utf8(t) == expected
 

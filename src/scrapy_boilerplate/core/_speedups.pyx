@@ -3,9 +3,11 @@
 
 Each function here is a Python function of the package moved, rule for rule, onto
 libxml2's own tree through lxml's public C API; the Python function stays as the reference
-and the fallback, and ``tests/test_speedups.py`` holds each pair to the same output:
+and the fallback (it declares its twin with ``compiled.twin``, which calls the function
+here where the module is built), and ``tests/test_speedups.py`` holds each pair to the same
+output:
 
-- :func:`justext_segment` is ``document._justext_segment``, jusText's block-level
+- :func:`justext_segment` is ``document.justext_segment``, jusText's block-level
   segmentation with CNR's nodes recorded on the same walk: the nodes are visited by their
   ``children`` / ``next`` / ``parent`` pointers instead of ``lxml.etree.iterwalk`` events,
   the walk's state lives in C variables, path nodes and the whitespace rule are compiled.
@@ -13,14 +15,15 @@ and the fallback, and ``tests/test_speedups.py`` holds each pair to the same out
   lxml's (``elementFactory``), so an element in a block is the very element the Python
   walk would give; CNR's nodes keep their elements' places in the tree instead
   (:class:`NodeElements`, which finds those same elements when they are read);
-- :func:`find_removed` is ``document._find_removed``, the cleaning, in one pass;
-- :func:`blocks_from_segments` is ``result._blocks_from_segments``, the labelled blocks of
+- :func:`find_removed` is ``document.find_removed``, the cleaning, in one pass;
+- :func:`blocks_from_segments` is ``result.blocks_from_segments``, the labelled blocks of
   jusText and CNR, each made without a Python-level call;
-- :func:`cnr_tree_arrays` is ``extractors.cnr._tree_arrays`` (Algorithm 1's values from the
-  walk's record) and :func:`cnr_label` is ``extractors.cnr._label_blocks`` (selection,
+- :func:`count_elements` is ``document._count_elements``, ``parse``'s count of elements;
+- :func:`cnr_tree_arrays` is ``extractors.cnr.algorithm._tree_arrays`` (Algorithm 1's values
+  from the walk's record) and :func:`cnr_label` is ``extractors.cnr.label_blocks`` (selection,
   Algorithm 2, granularity, iterative detection, menus and each block's rank), on C arrays
   instead of numpy calls and Python sets (the means and deviations are still numpy's);
-- :func:`element_xpath` is ``extractors.cnr._python_element_xpath``, a detected block's
+- :func:`element_xpath` is ``extractors.cnr.algorithm._element_xpath``, a detected block's
   xpath, over libxml2's sibling pointers;
 - :func:`utf8`, :func:`markup_counts` and :func:`many_attributes` are ``document._utf8``,
   ``document._markup_counts`` and ``document._many_attributes``: ``parse``'s encoding of
@@ -28,7 +31,7 @@ and the fallback, and ``tests/test_speedups.py`` holds each pair to the same out
 
 Where a tree holds what the Python code was never written for (an entity reference node,
 which the HTML parser never makes; a cleaning root that is not its document's top
-element), :class:`Unsupported` is raised and the caller runs the Python function.
+element), :class:`Unsupported` is raised and the twin runs the Python function.
 
 Built by ``setup.py`` when Cython and a C compiler are at hand; without it the package
 runs on the Python functions, slower and otherwise the same.
@@ -558,7 +561,7 @@ cdef inline void _restart(_Para p, _Path path) noexcept:
 
 
 cdef class _Walk:
-    """The walk's state: what ``_justext_segment``'s locals and closures hold."""
+    """The walk's state: what ``document.justext_segment``'s locals and closures hold."""
 
     cdef list blocks
     cdef object root
@@ -814,7 +817,7 @@ cdef Py_ssize_t _walked_below(xmlNode* top) noexcept:
 
 
 def justext_segment(root, removed, unwrapped=frozenset(), nodes=None):
-    """:func:`scrapy_boilerplate.core.document._justext_segment`, compiled (same arguments, same
+    """:func:`scrapy_boilerplate.core.document.justext_segment`, compiled (same arguments, same
     result); raises :class:`Unsupported` on a tree it does not handle."""
     if _TextBlock is None:
         _bind()
@@ -1194,7 +1197,7 @@ cdef inline bint _name_is(const unsigned char* name, const char* expected) noexc
 
 
 def find_removed(root):
-    """:func:`scrapy_boilerplate.core.document._find_removed`, compiled: one pass over the tree
+    """:func:`scrapy_boilerplate.core.document.find_removed`, compiled: one pass over the tree
     instead of ``root.iter(*tags)`` and three XPath attribute scans, the same set.
 
     Like ``//@style | //@hidden | //@type``, the attributes of the whole document are
@@ -1311,18 +1314,16 @@ _BLOCK_FIELDS = (
 cdef Py_ssize_t _block_offsets[9]
 cdef object _Block = None
 cdef int _block_state = 0  # 0: not looked at, 1: slots known, 2: use the Python function
-cdef object _python_blocks = None
 
 
 cdef _bind_block():
-    global _Block, _block_state, _python_blocks
+    global _Block, _block_state
     import dataclasses
     import types
 
     from . import result
 
     _Block = result.Block
-    _python_blocks = result._blocks_from_segments
     _block_state = 2
     if tuple(f.name for f in dataclasses.fields(_Block)) != _BLOCK_FIELDS:
         return
@@ -1348,15 +1349,16 @@ cdef inline void _put_block(PyObject* obj, Py_ssize_t i, object value) noexcept:
 
 
 def blocks_from_segments(segments, list labels, tuple keys, tuple columns):
-    """``result._blocks_from_segments`` (the reference), compiled: each block's slots are
-    filled directly, its fields dict built in C."""
+    """``result.blocks_from_segments`` (the reference), compiled: each block's slots are
+    filled directly, its fields dict built in C. Raises :class:`Unsupported` where
+    ``result.Block``'s slots are not the ones it fills."""
     if _TextBlock is None:
         _bind()
     if _block_state == 0:
         _bind_block()
     cdef bint fast_read = _tb_fast
     if _block_state != 1:
-        return _python_blocks(segments, labels, keys, columns)
+        raise Unsupported("result.Block's slots are not the expected ones")
     cdef Py_ssize_t n = len(segments), k, i, length, nkeys = len(keys)
     cdef list cols = [c if type(c) is list else list(c) for c in columns]
     if len(labels) != n or len(cols) != nkeys or any(len(c) != n for c in cols):
@@ -1401,7 +1403,7 @@ def blocks_from_segments(segments, list labels, tuple keys, tuple columns):
 
 
 # ---------------------------------------------------------------------------------------------
-# CNR (extractors/cnr.py): Algorithm 1's values from the walk's record, and the detection,
+# CNR (extractors/cnr/algorithm.py): Algorithm 1's values from the walk's record, and the detection,
 # menus and block labels, on C arrays. Node kinds as cnr.ELEMENT, TEXT, TAIL, NON_CONTENT.
 
 from libc.math cimport ceil
@@ -2002,8 +2004,8 @@ cdef inline bint _same_tag(xmlNode* a, xmlNode* b) noexcept:
 
 
 def element_xpath(el):
-    """``extractors.cnr._element_xpath``, compiled: each step's position is counted over
-    libxml2's sibling pointers instead of a proxy per preceding sibling (the slow case: a
+    """``extractors.cnr.algorithm._element_xpath``, compiled: each step's position is
+    counted over libxml2's sibling pointers instead of a proxy per preceding sibling (the slow case: a
     detected block high in the page, under a ``<body>`` of many children)."""
     if _TextBlock is None:
         _bind()
@@ -2034,7 +2036,7 @@ def element_xpath(el):
 
 
 def count_elements(root, Py_ssize_t limit=0):
-    """``count(//*)`` on ``root``'s document (``document._check_nodes``): its elements, all of
+    """``count(//*)`` on ``root``'s document (``document._count_elements``): its elements, all of
     its top elements' subtrees, by the tree's pointers instead of an XPath node-set. With
     ``limit`` > 0 the count stops once past ``limit`` (the answer is then ``limit + 1``).
     Raises :class:`Unsupported` on a node the HTML parser never makes (an entity

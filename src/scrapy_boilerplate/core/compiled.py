@@ -1,18 +1,29 @@
 """The optional compiled steps (``_speedups``, built by setup.py), in one place.
 
-``step(name)`` gives the compiled twin of a Python function (``justext_segment``,
-``find_removed``, ``blocks_from_segments``, ``cnr_tree_arrays``, ``cnr_label``,
-``count_elements``, ``element_xpath``, ``markup_counts``, ``many_attributes``, ``utf8``),
-or None where the module is not built or :data:`ENABLED` is False: the caller then runs its
-Python function, which gives the same result. ``ENABLED = False`` turns every compiled step
-off at once (the tests and ``benchmarks/cnr_speed.py`` compare the two).
+A compiled step is the twin of a Python function, its reference: the same result, faster.
+The reference declares its twin with :func:`twin`::
+
+    @twin("find_removed")
+    def find_removed(root): ...
+
+``find_removed`` is then a dispatcher: it runs ``_speedups.find_removed`` where the module
+is built and :data:`ENABLED` is True, and the reference (``find_removed.python``) where it
+is not, or where the compiled step raises :data:`Unsupported` on this input (a tree it was
+not written for). The twins: ``justext_segment``, ``find_removed`` and ``count_elements``
+(core/document.py), ``utf8``, ``markup_counts`` and ``many_attributes`` (``parse``'s
+checks), ``blocks_from_segments`` (core/result.py), ``cnr_tree_arrays``, ``cnr_label`` and
+``element_xpath`` (extractors/cnr). ``ENABLED = False``, or ``with disabled():``, turns
+every twin off at once (the tests and ``benchmarks/cnr_speed.py`` compare the two ways).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, ParamSpec, Protocol, TypeVar, cast
 
-#: Use the compiled steps where they are built.
+#: Use the compiled steps where they are built (read on every call of a twin).
 ENABLED = True
 
 try:  # _speedups imports the document model lazily, so importing it here makes no cycle
@@ -28,26 +39,94 @@ class _NeverRaised(Exception):
 #: Raised by a compiled step on input its Python function must handle instead.
 Unsupported: type[Exception] = _speedups.Unsupported if _speedups is not None else _NeverRaised
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class Twin(Protocol[P, R]):
+    """A Python function with its compiled twin: called like the function (see :func:`twin`)."""
+
+    #: The Python function: the reference, and the fallback.
+    python: Callable[P, R]
+    #: The compiled step's name in ``_speedups``.
+    compiled_name: str
+    #: The compiled step, or None where the module is not built or lacks it.
+    compiled: Callable[..., Any] | None
+    #: What runs before the fallback when the compiled step raises :data:`Unsupported`.
+    on_unsupported: Callable[..., object] | None
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R: ...
+
 
 def built() -> bool:
     """Whether the compiled module is built (whatever :data:`ENABLED` says)."""
     return _speedups is not None
 
 
-def step(name: str) -> Any:
-    """The compiled function ``name``, or None (not built, or turned off)."""
-    if _speedups is None or not ENABLED:
-        return None
-    return getattr(_speedups, name)
+@contextmanager
+def disabled() -> Iterator[None]:
+    """Every twin runs its Python function inside the block (sets :data:`ENABLED` for the
+    whole process, so not for use while other threads extract)."""
+    global ENABLED
+    before = ENABLED
+    ENABLED = False
+    try:
+        yield
+    finally:
+        ENABLED = before
 
 
-def call(name: str, python: Any, *args: Any) -> Any:
-    """The compiled step ``name`` on ``args``; ``python(*args)``, its Python twin, where the
-    step is not built, is turned off, or raises :data:`Unsupported` on this input."""
-    compiled = step(name)
-    if compiled is not None:
-        try:
-            return compiled(*args)
-        except Unsupported:
-            pass
-    return python(*args)
+def twin(
+    name: str,
+    *,
+    on_unsupported: Callable[..., object] | None = None,
+    arguments: Callable[..., tuple[Any, ...]] | None = None,
+) -> Callable[[Callable[P, R]], Twin[P, R]]:
+    """Declare the decorated Python function the reference of the compiled step ``name``.
+
+    The result is called like the function: where ``_speedups.name`` is built and
+    :data:`ENABLED`, it runs; on :data:`Unsupported`, ``on_unsupported`` (if given) gets the
+    same arguments, to undo what the compiled step did part way, and the Python function
+    runs. ``arguments`` maps the function's arguments to the compiled step's, where they
+    differ (as a tuple of positional arguments). The compiled step is looked up once, here:
+    a call costs one check of :data:`ENABLED` over calling it directly.
+    """
+
+    def decorate(python: Callable[P, R]) -> Twin[P, R]:
+        compiled = getattr(_speedups, name, None) if _speedups is not None else None
+        if compiled is None:
+
+            def dispatch(*args: Any, **kwargs: Any) -> Any:
+                return python(*args, **kwargs)
+
+        elif arguments is not None:
+
+            def dispatch(*args: Any, **kwargs: Any) -> Any:
+                if ENABLED:
+                    try:
+                        return compiled(*arguments(*args, **kwargs))
+                    except Unsupported:
+                        if on_unsupported is not None:
+                            on_unsupported(*args, **kwargs)
+                return python(*args, **kwargs)
+
+        else:
+
+            def dispatch(*args: Any, **kwargs: Any) -> Any:
+                if ENABLED:
+                    try:
+                        return compiled(*args, **kwargs)
+                    except Unsupported:
+                        if on_unsupported is not None:
+                            on_unsupported(*args, **kwargs)
+                return python(*args, **kwargs)
+
+        functools.update_wrapper(dispatch, python)
+        out = cast(Any, dispatch)
+        out.python = python
+        out.compiled_name = name
+        out.compiled = compiled
+        out.on_unsupported = on_unsupported
+        return cast(Twin[P, R], out)
+
+    return decorate

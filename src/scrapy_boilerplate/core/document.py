@@ -438,7 +438,7 @@ def parse(
     # libxml2 reads UTF-8 natively: the decoded text goes in as UTF-8 bytes with the
     # encoding fixed (a <meta charset> or XML declaration no longer applies). Same tree as
     # from the str, and faster; and the scans of check_markup are faster on bytes.
-    data = _compiled.call("utf8", _utf8, text)
+    data = _utf8(text)
     tags = check_markup(data, max_nodes)
     parser = _parser()
     try:
@@ -456,6 +456,7 @@ def parse(
     return doc
 
 
+@_compiled.twin("utf8")
 def _utf8(text: str) -> bytes:
     """``text`` as UTF-8, a lone surrogate (text decoded with surrogateescape, say) as
     U+FFFD: libxml2 would stop there and silently drop the rest of the page. The compiled
@@ -493,6 +494,7 @@ def _attributes_pattern(limit: int) -> re.Pattern[bytes]:
 _MANY_ATTRIBUTES = _attributes_pattern(MAX_ATTRIBUTES)
 
 
+@_compiled.twin("markup_counts")
 def _markup_counts(data: bytes) -> tuple[int, int]:
     """The page's ``<`` and ``=`` bytes, ``(tags, equals)``, counted in numpy (faster than
     ``bytes.count``); the compiled ``_speedups.markup_counts`` is faster still."""
@@ -500,6 +502,7 @@ def _markup_counts(data: bytes) -> tuple[int, int]:
     return int(np.count_nonzero(codes == 60)), int(np.count_nonzero(codes == 61))
 
 
+@_compiled.twin("many_attributes")
 def _many_attributes(data: bytes, limit: int) -> bool:
     """Whether a tag of ``data`` holds more than ``limit`` attributes (``=`` between its
     ``<`` and its next ``<`` or ``>``); compiled twin: ``_speedups.many_attributes``."""
@@ -518,14 +521,12 @@ def check_markup(data: bytes, max_nodes: int) -> int:
     C, in time linear in the page. ``data``: the page's bytes
     (:func:`parse` encodes decoded text to UTF-8 first).
     """
-    tags, equals = _compiled.call("markup_counts", _markup_counts, data)
+    tags, equals = _markup_counts(data)
     if max_nodes and tags > 4 * max_nodes:
         raise UnsupportedInput(
             Reason.TOO_MANY_NODES, f"{tags} '<' before parsing > 4 x max_nodes {max_nodes}"
         )
-    if equals > MAX_ATTRIBUTES and _compiled.call(
-        "many_attributes", _many_attributes, data, MAX_ATTRIBUTES
-    ):
+    if equals > MAX_ATTRIBUTES and _many_attributes(data, MAX_ATTRIBUTES):
         raise UnsupportedInput(
             Reason.TOO_MANY_ATTRIBUTES, f"a tag with over {MAX_ATTRIBUTES} attributes"
         )
@@ -542,24 +543,19 @@ def _surely_within(tags: int, max_nodes: int) -> bool:
 
 
 def _check_nodes(root: Any, max_nodes: int) -> None:
-    """Refuse a tree of more than ``max_nodes`` elements: counted by the compiled
-    ``count_elements`` (which stops once past the limit), else by XPath (in C as well,
-    but slower: it builds the node-set)."""
-    if not max_nodes:
-        return
-    compiled = _compiled.step("count_elements")
-    if compiled is not None:
-        try:
-            if compiled(root, max_nodes) > max_nodes:
-                raise UnsupportedInput(
-                    Reason.TOO_MANY_NODES, f"over max_nodes {max_nodes} elements"
-                )
-            return
-        except _compiled.Unsupported:
-            pass
+    """Refuse a tree of more than ``max_nodes`` elements (counted by :func:`_count_elements`,
+    which stops once past the limit)."""
+    if max_nodes and _count_elements(root, max_nodes) > max_nodes:
+        raise UnsupportedInput(Reason.TOO_MANY_NODES, f"over max_nodes {max_nodes} elements")
+
+
+@_compiled.twin("count_elements")
+def _count_elements(root: Any, limit: int = 0) -> int:
+    """The elements of ``root``'s document (``count(//*)``), or ``limit + 1`` when there are
+    more than ``limit`` > 0. By XPath (in C as well, but it builds the node-set); the compiled
+    ``_speedups.count_elements`` follows the tree's pointers and stops once past ``limit``."""
     count = int(_COUNT_ELEMENTS(root))
-    if count > max_nodes:
-        raise UnsupportedInput(Reason.TOO_MANY_NODES, f"{count} elements > max_nodes {max_nodes}")
+    return limit + 1 if 0 < limit < count else count
 
 
 def _parser() -> Any:
@@ -687,12 +683,8 @@ def _lang(root: Any) -> str | None:
     return None
 
 
+@_compiled.twin("find_removed")
 def find_removed(root: Any) -> set[Any]:
-    """:func:`_find_removed`, compiled where ``_speedups`` is built (the same set)."""
-    return _compiled.call("find_removed", _find_removed, root)
-
-
-def _find_removed(root: Any) -> set[Any]:
     """Elements to skip: REMOVED_TAGS, ``hidden`` elements and inline-hidden styles.
 
     Two exceptions keep what a client without JavaScript would be shown, or what scripts
@@ -902,7 +894,7 @@ class _Para:
 
 class CNRNodes:
     """Algorithm 1's nodes of the CNR extractor (:mod:`.extractors.cnr`), recorded by the
-    jusText segmentation's walk (:func:`_justext_segment`), so that a page is walked once
+    jusText segmentation's walk (:func:`justext_segment`), so that a page is walked once
     for both.
 
     Every element is a node, in document order (pre-order), and so is every non-blank
@@ -980,31 +972,20 @@ class CNRNodes:
         self.text_counts = self.link_counts = None
 
 
-def justext_segment(
+def _forget_record(
     root: Any,
     removed: set[Any] | frozenset[Any],
     unwrapped: frozenset[str] = frozenset(),
     nodes: CNRNodes | None = None,
-) -> list[TextBlock]:
-    """jusText's paragraphs of the tree under ``root``; with ``nodes``, the same walk records
-    the CNR nodes into it (see :class:`CNRNodes`).
-
-    The compiled walk (``scrapy_boilerplate.core._speedups``, built at install where a C
-    compiler is at hand) gives exactly what :func:`_justext_segment` gives, several times
-    faster; without it, or on a tree it does not handle, or with ``_compiled.ENABLED`` set
-    to False, the pure-Python walk runs.
-    """
-    compiled = _compiled.step("justext_segment")
-    if compiled is not None:
-        try:
-            return compiled(root, removed, unwrapped, nodes)
-        except _compiled.Unsupported:
-            if nodes is not None:
-                nodes.clear()  # the compiled walk stopped part way: start again in Python
-    return _justext_segment(root, removed, unwrapped, nodes)
+) -> None:
+    """The compiled walk stopped part way: forget what it recorded into ``nodes``, for the
+    Python walk to start again."""
+    if nodes is not None:
+        nodes.clear()
 
 
-def _justext_segment(
+@_compiled.twin("justext_segment", on_unsupported=_forget_record)
+def justext_segment(
     root: Any,
     removed: set[Any] | frozenset[Any],
     unwrapped: frozenset[str] = frozenset(),
@@ -1013,8 +994,10 @@ def _justext_segment(
     """jusText's paragraphs of the tree under ``root`` in one iterative walk; with ``nodes``,
     the same walk records the CNR nodes into it (see :class:`CNRNodes`).
 
-    This is the reference walk, in Python; ``_speedups.justext_segment`` is the same walk
-    compiled, and the tests hold the two to the same output.
+    This is the reference walk, in Python (``justext_segment.python``). The compiled walk
+    (``_speedups.justext_segment``, built at install where a C compiler is at hand) gives
+    exactly the same, several times faster, and runs instead where it is built and enabled
+    (:mod:`.compiled`); the tests hold the two to the same output.
     """
     blocks: list[TextBlock] = []
     block_tags = JUSTEXT_BLOCK_TAGS

@@ -85,6 +85,7 @@ COMPACT_KEYS = ("text", "tag", "xpath", "index")
 BLOCK_DICT_KINDS = ("all", "content")
 
 
+@_compiled.twin("blocks_from_segments")
 def blocks_from_segments(
     segments: Any, labels: list[str], keys: tuple[str, ...], columns: tuple[list[Any], ...]
 ) -> list[Block]:
@@ -92,19 +93,10 @@ def blocks_from_segments(
     path, index and start, its link density (link characters per character, at most 1),
     ``labels[i]``, and ``fields`` ``{keys[k]: columns[k][i]}``.
 
-    The compiled twin (``_speedups.blocks_from_segments``, where the module is built) gives
-    the same blocks without a Python-level call per block.
+    This is the reference, in Python (``blocks_from_segments.python``); the compiled twin
+    (``_speedups.blocks_from_segments``, see :mod:`.compiled`) gives the same blocks without
+    a Python-level call per block.
     """
-    compiled = _compiled.step("blocks_from_segments")
-    if compiled is not None:
-        return compiled(segments, labels, keys, columns)
-    return _blocks_from_segments(segments, labels, keys, columns)
-
-
-def _blocks_from_segments(
-    segments: Any, labels: list[str], keys: tuple[str, ...], columns: tuple[list[Any], ...]
-) -> list[Block]:
-    """:func:`blocks_from_segments` in Python (the reference and the fallback)."""
     if len(keys) != len(columns) or any(len(c) != len(labels) for c in columns):
         raise ValueError("segments, labels and columns differ in length")
     out = []

@@ -355,15 +355,11 @@ def _ratios(
     return weight, text_length, cnr
 
 
+@_compiled.twin("element_xpath")
 def _element_xpath(el: Any) -> str:
     """``/html[1]/body[1]/...`` as the blocks' xpaths write it (a name test for a namespaced
     or prefixed tag), built bottom-up without recursion; compiled where ``_speedups`` is
-    built (``_speedups.element_xpath``, the same string), else :func:`_python_element_xpath`."""
-    return _compiled.call("element_xpath", _python_element_xpath, el)
-
-
-def _python_element_xpath(el: Any) -> str:
-    """:func:`_element_xpath` in Python: the reference and the fallback."""
+    built (``_speedups.element_xpath``, the same string)."""
     parts = []
     while el is not None:
         tag = el.tag
@@ -437,14 +433,9 @@ def tree_and_blocks(doc: Document) -> tuple[CNRTree, list[TextBlock], list[int]]
 
 
 def _tree(nodes: CNRNodes) -> CNRTree:
-    """The :class:`CNRTree` of the recorded nodes: Algorithm 1's values by prefix sums.
-
-    On a record of the compiled walk, the arrays come from its compiled twin
-    (``_speedups.cnr_tree_arrays``: the same values in one pass); :func:`_tree_arrays`
-    is the reference and the fallback.
-    """
-    arrays = _compiled.call("cnr_tree_arrays", _tree_arrays, nodes)  # (Python's record: numpy)
-    end, kind, chars, weight, text_length, cnr, links, link_chars = arrays
+    """The :class:`CNRTree` of the recorded nodes: Algorithm 1's values by prefix sums
+    (:func:`_tree_arrays`)."""
+    end, kind, chars, weight, text_length, cnr, links, link_chars = _tree_arrays(nodes)
     return CNRTree(
         parent=nodes.parent,
         end=end,
@@ -463,9 +454,12 @@ def _tree(nodes: CNRNodes) -> CNRTree:
     )
 
 
+@_compiled.twin("cnr_tree_arrays")
 def _tree_arrays(nodes: CNRNodes) -> tuple[np.ndarray, ...]:
     """``(end, kind, chars, weight, text_length, cnr, links, link_chars)`` of the recorded
-    nodes, in numpy (see :func:`_tree`)."""
+    nodes, in numpy (see :func:`_tree`). On a record of the compiled walk, its compiled twin
+    (``_speedups.cnr_tree_arrays``) gives the same values in one pass; on the Python walk's
+    record (no character counts) it leaves them to this function."""
     parent, texts = nodes.parent, nodes.texts
     link_ids, link_texts = nodes.link_ids, nodes.link_texts
     n = len(parent)
@@ -778,6 +772,22 @@ def _cover(
 # The extractor
 
 
+def _cnr_label_arguments(
+    tree: CNRTree, block_nodes: Sequence[int], params: Mapping[str, Any]
+) -> tuple[Any, ...]:
+    """:func:`label_blocks`' arguments as its compiled twin takes them: the tree's arrays
+    and the parameters one by one."""
+    return (
+        tree.parent, tree.end, tree.kind, tree.chars, tree.weight, tree.text_length,
+        tree.cnr, tree.links, tree.link_chars, tree.menu_tag_nodes, list(block_nodes),
+        params["selection"], params["top_k"], params["top_fraction"],
+        params["candidates"], params["granularity"], params["max_blocks"],
+        params["content_blocks"], params["detect_menus"], params["menu_link_ratio"],
+        params["menu_max_link_chars"], params["menu_min_links"],
+    )  # fmt: skip
+
+
+@_compiled.twin("cnr_label", arguments=_cnr_label_arguments)
 def label_blocks(
     tree: CNRTree, block_nodes: Sequence[int], params: Mapping[str, Any]
 ) -> tuple[list[int], list[int | None], list[bool], list[float]]:
@@ -786,29 +796,10 @@ def label_blocks(
     block it lies in, None when none), whether it lies in a menu (:func:`detect_menus`,
     the ``content_blocks`` best detected blocks protected) and its node's CNR.
 
-    The compiled twin (``_speedups.cnr_label``, where the module is built) gives the same
-    four lists; :func:`_label_blocks` is the reference and the fallback.
+    This is the reference, in numpy (``label_blocks.python``); the compiled twin
+    (``_speedups.cnr_label``, see :mod:`scrapy_boilerplate.core.compiled`) gives the same
+    four lists on C arrays.
     """
-    compiled = _compiled.step("cnr_label")
-    if compiled is not None:
-        try:
-            return compiled(
-                tree.parent, tree.end, tree.kind, tree.chars, tree.weight, tree.text_length,
-                tree.cnr, tree.links, tree.link_chars, tree.menu_tag_nodes, list(block_nodes),
-                params["selection"], params["top_k"], params["top_fraction"],
-                params["candidates"], params["granularity"], params["max_blocks"],
-                params["content_blocks"], params["detect_menus"], params["menu_link_ratio"],
-                params["menu_max_link_chars"], params["menu_min_links"],
-            )  # fmt: skip
-        except _compiled.Unsupported:
-            pass
-    return _label_blocks(tree, block_nodes, params)
-
-
-def _label_blocks(
-    tree: CNRTree, block_nodes: Sequence[int], params: Mapping[str, Any]
-) -> tuple[list[int], list[int | None], list[bool], list[float]]:
-    """:func:`label_blocks` in Python (numpy): the reference and the fallback."""
     detected = detect_blocks(
         tree,
         params["selection"],
