@@ -38,6 +38,8 @@ _BUILTIN: dict[str, str] = {
     "web2text": "scrapy_boilerplate.extractors.web2text:Web2TextExtractor",
     "vips": "scrapy_boilerplate.extractors.vips:VipsExtractor",
 }
+#: The methods this package ships (others come from entry points or :func:`register`).
+BUILTIN: tuple[str, ...] = tuple(_BUILTIN)
 
 
 class Extractor:
