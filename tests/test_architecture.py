@@ -113,6 +113,31 @@ def test_imports_only_go_down(path: Path) -> None:
     assert not wrong, f"{module} imports against the layers: " + "; ".join(wrong)
 
 
+def _private_imports(path: Path) -> list[str]:
+    """Names with a leading underscore imported from another module of the package (the
+    compiled module ``_speedups`` excepted: it is private to the package, not to a module)."""
+    tree = ast.parse(path.read_text("utf-8"))
+    module = _module_name(path)
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(NAME):
+            if node.module == module:
+                continue
+            for alias in node.names:
+                if (
+                    alias.name.startswith("_")
+                    and not alias.name.endswith("__")
+                    and alias.name != "_speedups"
+                ):
+                    out.append(f"line {node.lineno}: {node.module}.{alias.name}")
+    return out
+
+
+@pytest.mark.parametrize("path", _package_files(), ids=lambda p: _module_name(p))
+def test_no_module_imports_another_modules_private_names(path: Path) -> None:
+    assert not _private_imports(path)
+
+
 def test_the_check_sees_a_wrong_import(tmp_path: Path) -> None:
     # The map above is only worth something if a wrong import is caught.
     stray = PACKAGE / "core" / "_layer_probe.py"

@@ -89,7 +89,7 @@ def score_page(page: Page, output: Output | None, seconds: float, error: str | N
     return result
 
 
-def _stat(values: list[float], fn: Any) -> float | None:
+def summary_stat(values: list[float], fn: Any) -> float | None:
     return round(fn(values) * 1000, 3) if values else None
 
 
@@ -108,11 +108,11 @@ def summarise(results: list[PageResult]) -> dict[str, Any]:
         "pages": len(results),
         "errors": sum(1 for r in results if r.error),
         "empty": sum(1 for r in results if r.empty),
-        "median_ms": _stat(times, statistics.median),
-        "mean_ms": _stat(times, statistics.fmean),
+        "median_ms": summary_stat(times, statistics.median),
+        "mean_ms": summary_stat(times, statistics.fmean),
     }
     if parses:
-        out["parse_median_ms"] = _stat(parses, statistics.median)
+        out["parse_median_ms"] = summary_stat(parses, statistics.median)
     texts = [r.text for r in results if r.text is not None]
     if texts:
         s = text_scores(texts)

@@ -33,7 +33,7 @@ from lxml import html as lxml_html
 
 from . import chart, report
 from .datasets import ALL, DATASETS, Page, load, missing_message
-from .evaluate import PageResult, _stat, by_page_type, score_page, summarise
+from .evaluate import PageResult, by_page_type, score_page, summarise, summary_stat
 from .output import add_out
 from .peers import Extractor, resolve
 
@@ -188,8 +188,8 @@ def reference_summary(seconds: list[float]) -> dict[str, Any]:
     return {
         "name": REFERENCE,
         "pages": len(seconds),
-        "median_ms": _stat(seconds, statistics.median),
-        "mean_ms": _stat(seconds, statistics.fmean),
+        "median_ms": summary_stat(seconds, statistics.median),
+        "mean_ms": summary_stat(seconds, statistics.fmean),
     }
 
 

@@ -31,7 +31,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
-from scrapy_boilerplate.entities.pageindex import PageIndex, _tag
+from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of
 from scrapy_boilerplate.entities.predicates import Candidate
 
 Features = dict[str, float]
@@ -404,11 +404,11 @@ def column_header(cand: Candidate) -> str | None:
     first = cand.nodes[0]
     anc = set(first.iterancestors())
     lca = next((a for a in cand.nodes[1].iterancestors() if a in anc), None)
-    cell = first if _tag(first) in _CELLS else None
+    cell = first if tag_of(first) in _CELLS else None
     for a in first.iterancestors():
         if a is lca:
             break
-        if _tag(a) in _CELLS:
+        if tag_of(a) in _CELLS:
             cell = a
     row = cell.getparent() if cell is not None else None
     if row is None or row.getparent() is None:
@@ -417,15 +417,15 @@ def column_header(cand: Candidate) -> str | None:
     for sib in row:
         if sib is cell:
             break
-        if _tag(sib) in _CELLS:
+        if tag_of(sib) in _CELLS:
             col += _span(sib)
     header = next((tr for tr in row.getparent().iter("tr")
-                   if any(_tag(c) == "th" for c in tr)), None)  # fmt: skip
+                   if any(tag_of(c) == "th" for c in tr)), None)  # fmt: skip
     if header is None or header is row:
         return ""
     start = 0
     for c in header:
-        if _tag(c) not in _CELLS:
+        if tag_of(c) not in _CELLS:
             continue
         span = _span(c)
         if start <= col < start + span:
@@ -475,7 +475,7 @@ def _context_of(first: Any, lca: Any) -> Context:
                 text = _text(sib)
                 if text:
                     label = text if len(text) < 100 else ""
-            if _tag(sib) in _HEADINGS:
+            if tag_of(sib) in _HEADINGS:
                 heads.append(_text(sib))
                 break
             found = list(sib.iter("h1", "h2", "h3", "h4", "h5", "h6"))

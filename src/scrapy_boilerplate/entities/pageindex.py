@@ -19,7 +19,7 @@ def _name(tag: str) -> str:
     return name
 
 
-def _tag(el: Any) -> str:
+def tag_of(el: Any) -> str:
     """Lower-case local name, ``#`` for comments and processing instructions."""
     tag = el.tag
     return (_NAMES.get(tag) or _name(tag)) if isinstance(tag, str) else "#"
@@ -103,7 +103,7 @@ class PageIndex:
         i = len(self.tags)
         self.number[el] = i
         self.elements.append(el)
-        self.tags.append(_tag(el))
+        self.tags.append(tag_of(el))
         self.ids.append(el.get("id") or "")
         self.classes.append(el.get("class") or "")
         self.children.append(len(el))
