@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,12 @@ class Param:
     maximum: float | None = None
     choices: Sequence[Any] | None = None
     nullable: bool = False
+    #: The value may name a local file (a saved layout, a model). Untrusted input (a crawl
+    #: request's meta) may give only one of :attr:`keywords`, null (when nullable) or a
+    #: file the crawl's owner allowed: see :func:`check_untrusted`.
+    path: bool = False
+    #: The values of a ``path`` parameter that are names, not files ('auto', a shipped model).
+    keywords: Sequence[str] = ()
 
     def allowed(self) -> str:
         """Describe the allowed values, for error messages and --help."""
@@ -118,7 +125,7 @@ class Param:
 
     def _error(self, value: Any) -> InvalidParameter:
         return InvalidParameter(
-            f"parameter {self.name!r} got {value!r}; allowed: {self.allowed()}", self.name
+            f"parameter {self.name!r} got {_short(value)}; allowed: {self.allowed()}", self.name
         )
 
 
@@ -127,19 +134,93 @@ def validate(
 ) -> dict[str, Any]:
     """Return every parameter of ``spec`` with defaults filled in and user values checked.
 
-    Unknown names fail: a typo in a threshold must not be silently ignored.
+    Unknown names fail: a typo in a threshold must not be silently ignored. Whatever goes
+    wrong converting a value (a JSON integer too large for a float, a key that is not a
+    string) is an :class:`InvalidParameter` naming the parameter, never another exception.
     """
     spec = list(spec)
     by_name = {p.name: p for p in spec}
     params = dict(params or {})
-    unknown = sorted(set(params) - set(by_name))
+    unknown = sorted((set(params) - set(by_name)), key=repr)
     if unknown:
         where = f" of {method!r}" if method else ""
+        allowed = ", ".join(sorted(by_name))
         raise InvalidParameter(
-            f"unknown parameter {unknown[0]!r}{where}; allowed: {', '.join(sorted(by_name))}",
-            unknown[0],
+            f"unknown parameter {_short(unknown[0])}{where}; allowed: {allowed}",
+            unknown[0] if isinstance(unknown[0], str) else repr(unknown[0]),
         )
     out = {}
     for p in spec:
-        out[p.name] = p.coerce(params[p.name]) if p.name in params else p.default
+        if p.name not in params:
+            out[p.name] = p.default
+            continue
+        try:
+            out[p.name] = p.coerce(params[p.name])
+        except InvalidParameter:
+            raise
+        except Exception as exc:  # OverflowError, RecursionError, a value's own __eq__, ...
+            raise InvalidParameter(
+                f"parameter {p.name!r} got {_short(params[p.name])}; allowed: {p.allowed()} "
+                f"({type(exc).__name__})",
+                p.name,
+            ) from None
     return out
+
+
+def check_untrusted(
+    spec: Iterable[Param],
+    params: Mapping[str, Any],
+    allowed_files: Collection[str] = (),
+    method: str = "",
+) -> dict[str, Any]:
+    """``params`` from untrusted input (a crawl request's meta), with every ``path``
+    parameter checked: one of its keywords, null when nullable, or a file of
+    ``allowed_files`` (absolute paths, as the crawl's owner listed them).
+
+    Nothing is opened or looked up on disk: the refusal reads the same whether the named
+    file exists or not. An allowed file is returned as the listed path, so what is opened
+    later is exactly what the owner listed, never the untrusted spelling of it. Other
+    parameters are returned as given (:func:`validate` checks them).
+    """
+    paths = {p.name: p for p in spec if p.path}
+    out = dict(params)
+    for name, p in paths.items():
+        if name not in params:
+            continue
+        value = params[name]
+        if value is None and p.nullable:
+            continue
+        if isinstance(value, str) and value in p.keywords:
+            continue
+        listed = _listed(value, allowed_files)
+        if listed is None:
+            where = f" of {method!r}" if method else ""
+            names = ", ".join(repr(k) for k in p.keywords) + (" or null" if p.nullable else "")
+            raise InvalidParameter(
+                f"parameter {name!r}{where} got {_short(value)} from request meta; allowed "
+                f"there: {names}, or a file listed in BOILERPLATE_META_FILES",
+                name,
+            )
+        out[name] = listed
+    return out
+
+
+def _listed(value: Any, allowed_files: Collection[str]) -> str | None:
+    """The entry of ``allowed_files`` that ``value`` names (compared as absolute paths,
+    without touching the disk), or None."""
+    if not allowed_files or not isinstance(value, str) or not value or "\0" in value:
+        return None
+    wanted = os.path.abspath(value)
+    for entry in allowed_files:
+        if entry == wanted:
+            return entry
+    return None
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters: untrusted values go into messages and logs."""
+    try:
+        text = repr(value)
+    except Exception:  # a hostile object's __repr__
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

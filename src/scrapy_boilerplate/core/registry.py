@@ -16,12 +16,12 @@ process and reused (models load once).
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from scrapy_boilerplate.core.errors import UnknownExtractor
-from scrapy_boilerplate.core.params import Param, validate
+from scrapy_boilerplate.core.params import Param, check_untrusted, validate
 
 if TYPE_CHECKING:
     from scrapy_boilerplate.core.document import Document
@@ -51,6 +51,16 @@ class Extractor:
     def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
         """All parameters with defaults filled in; raises InvalidParameter on a bad one."""
         return validate(self.params, params, self.name)
+
+    def check_untrusted(
+        self, params: Mapping[str, Any], allowed_files: Collection[str] = ()
+    ) -> dict[str, Any]:
+        """``params`` from untrusted input (a crawl request's meta), before :meth:`validate`:
+        a parameter declared ``Param(..., path=True)`` may only be one of its keywords or a
+        file of ``allowed_files``; raises InvalidParameter otherwise, without touching the
+        disk. A method whose parameters name files some other way overrides this.
+        """
+        return check_untrusted(self.params, params, allowed_files, self.name)
 
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
         """Label the blocks of ``doc`` with already validated ``params``."""
