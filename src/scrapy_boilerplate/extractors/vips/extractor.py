@@ -46,6 +46,9 @@ from scrapy_boilerplate.extractors.vips.layout import Layout, LNode
 from scrapy_boilerplate.extractors.vips.render import RenderError
 
 _CACHE_KEY = "vips_layout"
+#: The values of ``layout`` that are not files (the only ones a request's meta may give,
+#: besides the files the crawl's settings allow).
+LAYOUT_KEYWORDS = ("auto", "static", "rendered")
 
 PARAMS = (
     Param(
@@ -55,6 +58,8 @@ PARAMS = (
         "where the layout comes from: 'auto' (the one attached to the page, else static), "
         "'static' (approximate, from the HTML), 'rendered' (headless Chromium), or the path "
         "of a saved layout / CDP snapshot (JSON)",
+        path=True,
+        keywords=LAYOUT_KEYWORDS,
     ),
     Param(
         "pdoc",

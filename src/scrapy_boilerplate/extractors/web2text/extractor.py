@@ -9,7 +9,7 @@ from scrapy_boilerplate.core.document import Document
 from scrapy_boilerplate.core.params import Param
 from scrapy_boilerplate.core.registry import Extractor
 from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Block, Extraction
-from scrapy_boilerplate.extractors.web2text.model import load_model
+from scrapy_boilerplate.extractors.web2text.model import check_model, load_model, shipped_models
 from scrapy_boilerplate.extractors.web2text.viterbi import viterbi
 
 PARAMS = (
@@ -21,6 +21,8 @@ PARAMS = (
         "CleanEval split) or the path of an ONNX model (`scrapy-boilerplate train`); "
         "null: web2text",
         nullable=True,
+        path=True,
+        keywords=tuple(shipped_models()),
     ),
     Param(
         "lambda_",
@@ -57,8 +59,11 @@ class Web2TextExtractor(Extractor):
     params = PARAMS
 
     def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        """The parameters checked; a missing model file, or one that already failed to
+        load, fails here, named. The model is not loaded here: validation runs on the
+        crawl's reactor thread (a request's meta), loading runs where pages are extracted."""
         checked = super().validate(params)
-        load_model(checked["model"])  # a missing or corrupt file fails here, named
+        check_model(checked["model"])
         return checked
 
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:

@@ -50,6 +50,7 @@ class ModelError(BoilerplateError):
     def __init__(self, path: Path | str, reason: str) -> None:
         super().__init__(f"Web2Text model {path}: {reason}")
         self.path = str(path)
+        self.reason = reason
 
 
 class Web2TextModel:
@@ -138,6 +139,10 @@ def _loads(value: str) -> Any:
 
 
 _models: dict[str, Web2TextModel] = {}
+#: Files that failed to load: path -> (the file's size and modification time, why). A bad
+#: model fails every later page at once, not loading again (a load reads the whole file)
+#: until the file changes.
+_failures: dict[str, tuple[tuple[int, int], str]] = {}
 _models_lock = threading.Lock()
 
 
@@ -159,13 +164,47 @@ def resolve_model(path: Path | str | None) -> Path:
     return Path(path).expanduser().resolve()
 
 
+def check_model(path: Path | str | None = None) -> None:
+    """Raise :class:`ModelError` when the model at ``path`` is missing or already failed
+    to load; cheap (no load), so it may run where a load must not (the reactor thread)."""
+    key = str(resolve_model(path))
+    if key in _models:
+        return
+    _raise_failure(key)
+    if not Path(key).is_file():
+        Web2TextModel(key)  # raises the missing file's error, named
+
+
 def load_model(path: Path | str | None = None) -> Web2TextModel:
-    """The model at ``path`` (see :func:`resolve_model`), loaded once per process."""
+    """The model at ``path`` (see :func:`resolve_model`), loaded once per process; a file
+    that failed to load raises the same :class:`ModelError` again without another try."""
     key = str(resolve_model(path))
     model = _models.get(key)
     if model is None:
         with _models_lock:
             model = _models.get(key)
             if model is None:
-                model = _models[key] = Web2TextModel(key)
+                _raise_failure(key)
+                try:
+                    model = _models[key] = Web2TextModel(key)
+                except ModelError as exc:
+                    signature = _signature(key)
+                    if signature is not None:  # a missing file is not remembered
+                        _failures[key] = (signature, exc.reason)
+                    raise
     return model
+
+
+def _signature(key: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(key)
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns
+
+
+def _raise_failure(key: str) -> None:
+    """Raise the remembered failure of ``key`` if the file has not changed since."""
+    failure = _failures.get(key)
+    if failure is not None and failure[0] == _signature(key):
+        raise ModelError(key, failure[1])
