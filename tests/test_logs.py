@@ -19,6 +19,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.test import get_crawler
 
 from scrapy_boilerplate import Addon
+from scrapy_boilerplate.core import registry
 from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
 from scrapy_boilerplate.scrapy.entities import EntityPipeline
 from scrapy_helpers import PAGES, SETTINGS, Collect, PagesSpider, boilerplate_stats, crawl
@@ -55,7 +56,7 @@ async def _bad_crawl(caplog: Any) -> dict[str, Any]:
     metas: dict[str, dict] = {}
     for i, bad in enumerate(BAD_METAS * 2):
         metas[f"{ARTICLE_URL}#meta{i}"] = {"boilerplate": bad}
-    broken = {"boilerplate": {"extractor": "scrapy_helpers:BrokenExtractor"}}
+    broken = {"boilerplate": {"extractor": "broken"}}  # meta names registered methods only
     for i in range(2):
         metas[f"{ARTICLE_URL}#broken{i}"] = broken
         metas[f"{ARTICLE_URL}#bare{i}"] = {"kind": "bare"}
@@ -66,7 +67,11 @@ async def _bad_crawl(caplog: Any) -> dict[str, Any]:
         "ITEM_PIPELINES": {EntityPipeline: 300, Collect: 900},  # no entity query: skipped
     }
     caplog.set_level(logging.INFO)
-    items, stats, _ = await crawl(settings, urls=list(metas), metas=metas, make_item=_make_item)
+    registry.register("broken", "scrapy_helpers:BrokenExtractor")
+    try:
+        items, stats, _ = await crawl(settings, urls=list(metas), metas=metas, make_item=_make_item)
+    finally:
+        registry.unregister("broken")
     assert len(items) == len(metas)
     return stats
 

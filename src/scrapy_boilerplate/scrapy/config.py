@@ -94,6 +94,12 @@ BOILERPLATE_ENTITY_MAX_NODES = 20_000
 #: Extraction predicates generated per page at most; more are left out (``capped``).
 BOILERPLATE_ENTITY_MAX_PREDICATES = 500_000
 
+# Request meta is untrusted (docs/security/meta.md): it may choose registered methods and
+# parameter values, never a file unless it is listed here.
+#: Files (saved VIPS layouts, Web2Text models) a request's ``meta["boilerplate"]["params"]``
+#: may name; any other path from meta is refused (reason ``invalid-meta``). Empty: none.
+BOILERPLATE_META_FILES: list[str] = []
+
 DEFAULTS: dict[str, Any] = {
     name: value for name, value in dict(globals()).items() if name.startswith("BOILERPLATE_")
 }
@@ -248,6 +254,7 @@ class Config:
     memory_trim: float = BOILERPLATE_MEMORY_TRIM
     gc_freeze: bool = BOILERPLATE_GC_FREEZE
     entities: EntityConfig = field(default_factory=EntityConfig)
+    meta_files: frozenset[str] = frozenset()
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -342,6 +349,7 @@ class Config:
             gc_freeze=get("BOILERPLATE_GC_FREEZE", "getbool"),
             memory_trim=memory_trim,
             entities=EntityConfig.from_settings(settings),
+            meta_files=_meta_files(settings.get("BOILERPLATE_META_FILES")),
         )
 
     def for_request(self, meta: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -350,6 +358,12 @@ class Config:
         ``meta["boilerplate"] = {"extractor": "cnr", "params": {...}}``: choosing another
         method drops the settings' thresholds (they belong to the configured method).
         Raises :class:`~scrapy_boilerplate.core.errors.BoilerplateError` on a bad override.
+
+        Meta is untrusted (it may come from a shared queue): it may name a registered
+        method only (never an import path: importing runs a module's code) and give file
+        parameters only as keywords or files of ``BOILERPLATE_META_FILES``
+        (:meth:`~scrapy_boilerplate.core.registry.Extractor.check_untrusted`). Nothing here
+        opens a file or loads a model: this runs on the reactor thread.
         """
         override = meta.get("boilerplate")
         if not override:
@@ -363,7 +377,7 @@ class Config:
         unknown = set(override) - {"extractor", "params"}
         if unknown:
             raise InvalidParameter(
-                f"meta['boilerplate'] has unknown keys {sorted(unknown)}; allowed: "
+                f"meta['boilerplate'] has unknown keys {sorted(unknown, key=repr)}; allowed: "
                 f"'extractor', 'params'",
                 "boilerplate",
             )
@@ -371,7 +385,7 @@ class Config:
         params: dict[str, Any] = dict(self.params)
         wanted = override.get("extractor")
         if wanted and wanted != extractor:
-            extractor = resolve_extractor(str(wanted), "meta['boilerplate']['extractor']")
+            extractor = registered_extractor(wanted)
             params = {}
         extra = override.get("params") or {}
         if not isinstance(extra, Mapping):
@@ -379,8 +393,24 @@ class Config:
                 f"meta['boilerplate']['params'] must be a dict, got {type(extra).__name__}",
                 "params",
             )
-        params.update(extra)
-        return extractor, registry.get(extractor).validate(params)
+        method = registry.get(extractor)
+        params.update(method.check_untrusted(extra, self.meta_files))
+        return extractor, method.validate(params)
+
+
+def registered_extractor(name: Any) -> str:
+    """``name`` from a request's meta when it is a registered method (built-in, entry
+    point, :func:`~scrapy_boilerplate.core.registry.register`, or the import path
+    ``BOILERPLATE_EXTRACTOR`` resolved): meta never imports anything."""
+    available = registry.available()
+    if isinstance(name, str) and name in available:
+        return name
+    shown = repr(name) if isinstance(name, str) and len(name) <= 80 else type(name).__name__
+    raise InvalidParameter(
+        f"meta['boilerplate']['extractor'] got {shown}: not a registered method; allowed: "
+        f"{', '.join(available)} (an import path goes in BOILERPLATE_EXTRACTOR, never in meta)",
+        "extractor",
+    )
 
 
 def resolve_extractor(name: str, setting: str) -> str:
@@ -414,6 +444,35 @@ def check_params(extractor: str, params: Mapping[str, Any], setting: str) -> dic
         return registry.get(extractor).validate(dict(params))
     except InvalidParameter as exc:
         raise BoilerplateSettingsError(setting, f"{exc} (extractor {extractor!r})") from None
+
+
+def _meta_files(value: Any) -> frozenset[str]:
+    """``BOILERPLATE_META_FILES`` checked: absolute paths (``~`` expanded), not looked up."""
+    if value is None or value == "":
+        return frozenset()
+    if isinstance(value, str):  # -s BOILERPLATE_META_FILES='["/a.json"]' or '/a.json,/b.json'
+        text = value.strip()
+        if text.startswith("["):
+            import json
+
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = None
+        else:
+            value = [part.strip() for part in text.split(",") if part.strip()]
+    if not isinstance(value, (list, tuple, set, frozenset)):
+        raise BoilerplateSettingsError(
+            "BOILERPLATE_META_FILES", f"expected a list of file paths, got {value!r}"
+        )
+    files = set()
+    for entry in value:
+        if not isinstance(entry, (str, os.PathLike)) or not os.fspath(entry):
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_META_FILES", f"expected file paths (str), got {entry!r}"
+            )
+        files.add(os.path.abspath(os.path.expanduser(os.fspath(entry))))
+    return frozenset(files)
 
 
 def _fields(value: Any) -> tuple[dict[str, str], str | None]:

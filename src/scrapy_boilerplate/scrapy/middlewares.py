@@ -24,7 +24,7 @@ from w3lib.encoding import html_to_unicode, http_content_type_encoding, read_bom
 
 from scrapy_boilerplate.core import registry
 from scrapy_boilerplate.core.document import check_binary, check_markup, parse
-from scrapy_boilerplate.core.errors import BoilerplateError, UnsupportedInput
+from scrapy_boilerplate.core.errors import UnsupportedInput
 from scrapy_boilerplate.core.extract import extract
 from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.core.result import Extraction
@@ -205,7 +205,8 @@ class BoilerplateDownloaderMiddleware(Component):
         new = _as_extractable(response)
         try:
             extractor, params = config.for_request(meta)
-        except BoilerplateError as exc:
+            context = registry.get(extractor).context_from_meta(meta)
+        except Exception as exc:  # meta is untrusted: whatever it breaks, the item is kept
             reporter.problem(
                 f"errors/{type(exc).__name__}",
                 logging.ERROR,
@@ -221,7 +222,6 @@ class BoilerplateDownloaderMiddleware(Component):
                 extra={"error": f"{type(exc).__name__}: {exc}"},
             )
             return new
-        context = registry.get(extractor).context_from_meta(meta)
         new.boilerplate = await self._extract(new, extractor, params, context)
         return new
 
