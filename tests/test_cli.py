@@ -6,8 +6,6 @@ import io
 import json
 import subprocess
 import sys
-import types
-import urllib.error
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,6 +19,7 @@ from scrapy_boilerplate.cli import (
     EXIT_USAGE,
     main,
 )
+from scrapy_boilerplate.cli.fetch import FetchError
 from scrapy_boilerplate.cli.htmlview import render_view
 from scrapy_boilerplate.core import registry
 from scrapy_boilerplate.core.params import Param
@@ -478,26 +477,8 @@ def test_a_third_party_reason_exits_1_with_a_generic_gloss(
 
 
 # ---------------------------------------------------------------------------------------------
-# URLs (no network: urlopen is replaced)
-
-
-class _Response:
-    def __init__(self, body: bytes, url: str) -> None:
-        self._body = body
-        self._url = url
-        self.headers = types.SimpleNamespace(get_content_charset=lambda: "utf-8")
-
-    def read(self, n: int = -1) -> bytes:
-        return self._body
-
-    def geturl(self) -> str:
-        return self._url
-
-    def __enter__(self) -> _Response:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
+# URLs (no network: the fetch is replaced; tests/test_cli_security.py fetches from a local
+# server)
 
 
 def test_url_input_is_fetched(
@@ -505,24 +486,24 @@ def test_url_input_is_fetched(
 ) -> None:
     seen: dict[str, Any] = {}
 
-    def urlopen(request: Any, timeout: float) -> _Response:
-        seen["url"], seen["timeout"] = request.full_url, timeout
-        return _Response(PAGE.encode(), "https://example.org/final")
+    def fetch(url: str, headers: Any, timeout: float, allow_private: bool) -> Any:
+        seen["url"], seen["timeout"], seen["private"] = url, timeout, allow_private
+        return PAGE.encode(), "https://example.org/final", "utf-8"
 
-    monkeypatch.setattr("urllib.request.urlopen", urlopen)
+    monkeypatch.setattr("scrapy_boilerplate.cli.fetch.fetch", fetch)
     code, out, _ = run(capsys, "extract", "https://example.org/start", "-f", "json")
     assert code == EXIT_OK
-    assert seen == {"url": "https://example.org/start", "timeout": 30.0}
+    assert seen == {"url": "https://example.org/start", "timeout": 30.0, "private": False}
     assert json.loads(out)["url"] == "https://example.org/final"
 
 
 def test_url_fetch_failure(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def urlopen(request: Any, timeout: float) -> _Response:
-        raise urllib.error.URLError("Name or service not known")
+    def fetch(url: str, headers: Any, timeout: float, allow_private: bool) -> Any:
+        raise FetchError(f"cannot fetch {url}: Name or service not known")
 
-    monkeypatch.setattr("urllib.request.urlopen", urlopen)
+    monkeypatch.setattr("scrapy_boilerplate.cli.fetch.fetch", fetch)
     code, out, err = run(capsys, "extract", "http://nonexistent.invalid/")
     assert code == EXIT_INPUT
     assert out == ""

@@ -116,6 +116,7 @@ def test_train_command_writes_a_model_the_extractor_loads(pairs: Path, tmp_path:
     report = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     assert report["train_pages"] + report["valid_pages"] == len(TOPICS)
     assert report["trained_on"] == str(pairs)
+    assert report["model_file"] == out.name  # (so that a retraining may replace it)
     assert set(report["history"]) == {"unary", "pairwise"}
     # The model learnt these pages: articles are content, navigation is not.
     html, _ = article("windmill", 99)

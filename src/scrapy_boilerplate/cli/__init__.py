@@ -29,16 +29,15 @@ import json
 import os
 import re
 import sys
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
 from scrapy_boilerplate import __version__
+from scrapy_boilerplate.cli import fetch as fetching
 from scrapy_boilerplate.core import registry
-from scrapy_boilerplate.core.errors import InvalidParameter, UnknownExtractor
+from scrapy_boilerplate.core.errors import BoilerplateError, InvalidParameter, UnknownExtractor
 from scrapy_boilerplate.core.params import Param
 from scrapy_boilerplate.core.reasons import EXIT_NO_TEXT as EXIT_NO_TEXT  # exit 1, re-exported
 from scrapy_boilerplate.core.reasons import EXIT_UNUSABLE, Reason, exit_code, gloss
@@ -47,9 +46,10 @@ from scrapy_boilerplate.core.result import Extraction
 
 PROG = "scrapy-boilerplate"
 FORMATS = ("text", "json", "markdown", "html", "png")
-URL_TIMEOUT = 30.0
+#: Seconds a URL fetch may take in all (``--fetch-timeout``; the rules: cli.fetch).
+URL_TIMEOUT = fetching.TIMEOUT
 #: Bytes read from a URL at most (one more than the parser's default page limit).
-URL_MAX_BYTES = 64 * 1024 * 1024 + 1
+URL_MAX_BYTES = fetching.MAX_BYTES
 
 # A result's exit code (1 or 4) and the gloss of its reason come from its Reason
 # (scrapy_boilerplate.core.reasons): ``Reason.unusable`` means exit 4.
@@ -69,6 +69,8 @@ _RESERVED = frozenset(
         "encoding",
         "url",
         "version",
+        "fetch_timeout",
+        "allow_private",
     }
 )
 
@@ -79,8 +81,10 @@ EXIT_CODES_HELP = """\
 exit codes:
   0  success: main text found
   1  the page gave no main text (the reason is noted on stderr; output still written)
-  2  usage error: bad option, unknown extractor, parameter out of range
-  3  input not found or unreadable, URL fetch failure, output not writable
+  2  usage error: bad option, unknown extractor, parameter out of range, a model or
+     layout file that is not one
+  3  input not found or unreadable, URL fetch failure or refusal, a missing model or
+     layout file, output not writable
   4  input is not a usable HTML page (empty, binary, XML, too large, too many elements
      or attributes, unparsable)
 """
@@ -271,6 +275,7 @@ def build_parser(
         metavar="URL",
         help="the page's URL, for a file or stdin (base of relative links)",
     )
+    _add_fetch_options(ex)
     ex.add_argument(
         "-p",
         "--param",
@@ -326,7 +331,17 @@ def build_parser(
         allow_abbrev=False,
     )
     tr.add_argument("dir", type=Path, metavar="DIR", help="folder of NAME.html + NAME.txt pairs")
-    tr.add_argument("--out", type=Path, default=Path("web2text.onnx"), help="model file to write")
+    tr.add_argument(
+        "--out",
+        type=Path,
+        default=Path("web2text.onnx"),
+        help="model file to write (.onnx); its training report goes beside it as .json",
+    )
+    tr.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the report's file (--out with .json) even if another run or program wrote it",
+    )
     tr.add_argument("--iterations", type=int, default=5000, help="training steps per network")
     tr.add_argument("--valid-share", type=float, default=0.1, help="pages kept for early stopping")
     tr.add_argument("--seed", type=int, default=0, help="random seed")
@@ -345,8 +360,27 @@ def build_parser(
     en.add_argument("--top-k", type=int, default=5, help="how many lists (default 5)")
     en.add_argument("--model", default=None, help="a model file of your own (JSON)")
     en.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
+    _add_fetch_options(en)
 
     return parser, options
+
+
+def _add_fetch_options(parser: argparse.ArgumentParser) -> None:
+    """``--fetch-timeout`` and ``--allow-private``: the limits of fetching a URL input."""
+    parser.add_argument(
+        "--fetch-timeout",
+        type=float,
+        default=URL_TIMEOUT,
+        metavar="SECONDS",
+        help=f"a URL input's whole fetch (connection, headers, body, redirects) must end "
+        f"within this many seconds (default {URL_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="follow redirects to private, loopback or link-local addresses (the URL you "
+        "type is fetched whatever its address; redirects reach public addresses only)",
+    )
 
 
 def _rewrite_bool_flags(argv: list[str], options: dict[str, _Option]) -> list[str]:
@@ -415,8 +449,11 @@ def _gather_params(
     return given
 
 
-def _read_input(source: str) -> tuple[Any, str | None, str | None]:
-    """The page as bytes, with the URL it came from and its HTTP charset (for a URL)."""
+def _read_input(
+    source: str, timeout: float = URL_TIMEOUT, allow_private: bool = False
+) -> tuple[Any, str | None, str | None]:
+    """The page as bytes, with the URL it came from and its HTTP charset (for a URL, fetched
+    within ``timeout`` seconds, redirects to private addresses only with ``allow_private``)."""
     if source == "-":
         stdin = sys.stdin
         if stdin is None:
@@ -428,7 +465,7 @@ def _read_input(source: str) -> tuple[Any, str | None, str | None]:
             raise InputError(f"cannot read stdin: {exc}") from None
         return data, None, None
     if _URL_RE.match(source):
-        return _fetch(source)
+        return _fetch(source, timeout, allow_private)
     path = Path(source)
     try:
         return path.read_bytes(), None, None
@@ -442,27 +479,27 @@ def _read_input(source: str) -> tuple[Any, str | None, str | None]:
         raise InputError(f"cannot read {source}: {exc.strerror or exc}") from None
 
 
-def _fetch(url: str) -> tuple[bytes, str, str | None]:
-    """GET ``url`` (timeout 30 s); the body, the final URL and the charset of Content-Type."""
-    request = urllib.request.Request(
-        url,
-        headers={
-            "User-Agent": f"{PROG}/{__version__}",
-            "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
-        },
-    )
+def _fetch(
+    url: str, timeout: float = URL_TIMEOUT, allow_private: bool = False
+) -> tuple[bytes, str, str | None]:
+    """GET ``url`` (all of it within ``timeout`` seconds); the body, the final URL and the
+    charset of Content-Type. The rules (redirects, limits): :mod:`scrapy_boilerplate.cli.fetch`."""
+    headers = {
+        "User-Agent": f"{PROG}/{__version__}",
+        "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
+    }
     try:
-        with urllib.request.urlopen(request, timeout=URL_TIMEOUT) as response:
-            data = response.read(URL_MAX_BYTES)
-            charset = response.headers.get_content_charset()
-            final = response.geturl() or url
-    except urllib.error.HTTPError as exc:
-        raise InputError(f"cannot fetch {url}: HTTP {exc.code} {exc.reason}") from None
-    except urllib.error.URLError as exc:
-        raise InputError(f"cannot fetch {url}: {exc.reason}") from None
-    except (OSError, ValueError) as exc:  # timeouts, resets, malformed URLs
-        raise InputError(f"cannot fetch {url}: {exc or type(exc).__name__}") from None
-    return data, final, charset
+        return fetching.fetch(url, headers, timeout=timeout, allow_private=allow_private)
+    except fetching.FetchError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _fetch_limits(args: argparse.Namespace) -> tuple[float, bool]:
+    """``--fetch-timeout`` (checked: a usage error unless positive) and ``--allow-private``."""
+    timeout = args.fetch_timeout
+    if not timeout > 0 or timeout == float("inf"):
+        raise UsageError(f"--fetch-timeout must be a positive number of seconds, got {timeout}")
+    return timeout, args.allow_private
 
 
 def render(result: Extraction, fmt: str, page: Any, url: str | None, encoding: str | None) -> str:
@@ -523,6 +560,57 @@ def _png(
     except OSError as exc:
         raise InputError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     return result
+
+
+def _file_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot be read as a file (``file not found``...), or None if it can."""
+    target = Path(path)
+    if not target.exists():
+        return "file not found"
+    if target.is_dir():
+        return "is a directory, not a file"
+    if not os.access(target, os.R_OK):
+        return "permission denied"
+    return None
+
+
+def _file_error(exc: BoilerplateError) -> Exception:
+    """The command-line error for ``exc``, raised about a file an option named (its
+    ``path``, as a Web2Text model's ModelError carries): an input error (exit 3) when the
+    file is missing or unreadable, a usage error (exit 2) when it is there but is not
+    what the option wants."""
+    path = getattr(exc, "path", None)
+    if isinstance(path, (str, Path)) and _file_problem(path):
+        return InputError(str(exc))
+    return UsageError(str(exc))
+
+
+#: The values of VIPS's ``layout`` parameter that name no file.
+_LAYOUT_WORDS = ("auto", "static", "rendered")
+
+
+def _check_layout_file(name: str, params: dict[str, Any]) -> None:
+    """VIPS's ``--layout FILE``, read before the page is: a file that is missing or
+    unreadable is an input error (exit 3), one that is not a layout a usage error (2)."""
+    layout = params.get("layout") if name == "vips" else None
+    if not isinstance(layout, str) or layout in _LAYOUT_WORDS:
+        return
+    problem = _file_problem(layout)
+    if problem:
+        raise InputError(
+            f"parameter 'layout': {problem}: {layout} (the value is a layout file or one of "
+            f"{', '.join(_LAYOUT_WORDS)})"
+        )
+    from scrapy_boilerplate.extractors.vips.layout import Layout, LayoutError
+
+    try:
+        Layout.load(layout)
+    except OSError as exc:
+        raise InputError(f"cannot read {layout}: {exc.strerror or exc}") from None
+    except LayoutError as exc:
+        raise UsageError(
+            f"parameter 'layout': {layout} is not a layout or CDP snapshot ({exc})"
+        ) from None
 
 
 def _silence_stdout() -> None:
@@ -604,6 +692,8 @@ def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
         method.validate(params)
     except InvalidParameter as exc:
         raise UsageError(str(exc)) from None
+    except BoilerplateError as exc:  # a Web2Text model file missing (3) or no model (2)
+        raise _file_error(exc) from None
     encoding = args.encoding
     if encoding is not None:
         try:
@@ -611,7 +701,9 @@ def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
         except LookupError:
             raise UsageError(f"unknown encoding {encoding!r}") from None
 
-    page, fetched_url, charset = _read_input(args.input)
+    limits = _fetch_limits(args)
+    _check_layout_file(name, params)
+    page, fetched_url, charset = _read_input(args.input, *limits)
     url = args.url or fetched_url
     encoding = encoding or charset
 
@@ -627,6 +719,8 @@ def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
             _write(render(result, args.format, page, url, encoding), args.output)
     except InvalidParameter as exc:  # validated above; a method may still check more
         raise UsageError(str(exc)) from None
+    except BoilerplateError as exc:  # (UnsupportedInput is a result, never raised here)
+        raise _file_error(exc) from None
 
     return _report(result, "main text")
 
@@ -702,9 +796,15 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError(f"--iterations must be at least 1, got {args.iterations}")
     if sum(1 for _ in folder_pairs(folder)) < 2:
         raise InputError(f"{folder}: needs at least two NAME.html + NAME.txt pairs")
-    try:
-        from scrapy_boilerplate.extractors.web2text import train as training
+    from scrapy_boilerplate.extractors.web2text import train as training
 
+    try:  # where the model and its report go: checked now, not after the training
+        training.check_outputs(args.out, force=args.force)
+    except ValueError as exc:
+        raise UsageError(f"--out: {exc}") from None
+    except OSError as exc:
+        raise InputError(f"--out: {exc}") from None
+    try:
         training._torch()
     except SystemExit as exc:  # PyTorch missing: say how to get it
         _err(str(exc))
@@ -734,15 +834,26 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_entities(args: argparse.Namespace) -> int:
     """``entities``: the ranked entity lists of a page for a query, as JSON."""
-    from scrapy_boilerplate.entities.extract import extract_entities
+    from scrapy_boilerplate.entities.extract import extract_entities, load_model
 
     if not args.query.strip():
         raise UsageError("--query must not be empty")
     if args.top_k < 1:
         raise UsageError(f"--top-k must be at least 1, got {args.top_k}")
-    if args.model is not None and not Path(args.model).is_file():
-        raise InputError(f"model file not found: {args.model}")
-    page, _, _ = _read_input(args.input)
+    limits = _fetch_limits(args)
+    if args.model is not None:
+        problem = _file_problem(args.model)
+        if problem:
+            raise InputError(f"model {problem}: {args.model}")
+        try:  # read now, not when the page first has a list: a bad file is a usage error
+            load_model(args.model)
+        except OSError as exc:
+            raise InputError(f"cannot read {args.model}: {exc.strerror or exc}") from None
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+            raise UsageError(
+                f"--model {args.model} is not an entity model ({type(exc).__name__}: {exc})"
+            ) from None
+    page, _, _ = _read_input(args.input, *limits)
     result = extract_entities(page, args.query, top_k=args.top_k, model=args.model)
     _write(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n", args.output)
     return _report(result, "entity list")

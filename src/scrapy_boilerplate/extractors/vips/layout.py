@@ -13,11 +13,14 @@ so a 10 000-deep page serialises without recursion.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
+
+from scrapy_boilerplate.core.errors import BoilerplateError
 
 #: Computed styles asked of Chromium, in this order (``DOMSnapshot.captureSnapshot``).
 SNAPSHOT_STYLES = (
@@ -32,6 +35,17 @@ SNAPSHOT_STYLES = (
 TEXT = "#text"
 WHITE = (255, 255, 255)
 LAYOUT_FORMAT = 1
+
+
+class LayoutError(BoilerplateError, ValueError):
+    """A layout that cannot be used: a saved layout's JSON or a CDP snapshot that is not of
+    the expected shape (a list for an object, a missing key, a row too short, a string where
+    a number belongs, an index out of range). The message says what is wrong.
+
+    Raised by :meth:`Layout.from_json`, :meth:`Layout.load` and :func:`from_snapshot` before
+    any node is built, so a malformed layout never surfaces as a bare ``KeyError`` or
+    ``TypeError`` later in the algorithm. A ``ValueError``, as the JSON errors it replaces.
+    """
 
 
 class Boxed:
@@ -188,11 +202,13 @@ class Layout:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Layout:
-        """The inverse of :meth:`to_json`; also accepts a raw CDP snapshot."""
-        if "documents" in data and "strings" in data:
+        """The inverse of :meth:`to_json`; also accepts a raw CDP snapshot.
+
+        :raises LayoutError: ``data`` is neither, or a malformed one.
+        """
+        if isinstance(data, dict) and "documents" in data and "strings" in data:
             return from_snapshot(data)
-        if data.get("format") != LAYOUT_FORMAT or not data.get("nodes"):
-            raise ValueError("not a scrapy-boilerplate layout (format 1) nor a CDP snapshot")
+        _check_layout_json(data)
         nodes: list[LNode] = []
         for row in data["nodes"]:
             parent_row, tag, x, y, w, h, display, visible, bg, fs, fw, text, xpath = row
@@ -223,8 +239,17 @@ class Layout:
 
     @classmethod
     def load(cls, path: str | Path) -> Layout:
-        """A layout or a raw CDP snapshot from a JSON file."""
-        return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+        """A layout or a raw CDP snapshot from a JSON file.
+
+        :raises OSError: the file cannot be read.
+        :raises LayoutError: it is not JSON, or not a layout.
+        """
+        text = Path(path).read_bytes()
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:  # (RecursionError: nested too deep)
+            raise LayoutError(f"not JSON ({type(exc).__name__}: {exc})") from None
+        return cls.from_json(data)
 
 
 def _hex_rgb(value: str | None) -> tuple[int, int, int] | None:
@@ -357,6 +382,7 @@ def from_snapshot(
     browser did not lay out (``display: none``, ``<head>``) get an empty box. Text nodes take
     their font from their parent element (the TR's cues are per element).
     """
+    _check_snapshot(snapshot, bool(attributes))
     strings: list[str] = snapshot["strings"]
     doc = snapshot["documents"][0]
     nodes = doc["nodes"]
@@ -454,3 +480,142 @@ def from_snapshot(
         s(doc.get("documentURL", -1)) or None,
         dict(snapshot.get("timings") or {}),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation: a malformed layout is refused with a LayoutError before anything is built
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_HEX = re.compile(r"#[0-9a-fA-F]{6}")
+#: The columns of a layout row (:meth:`Layout.to_json`) and what each must hold.
+_ROW = (
+    ("parent_row", _int),
+    ("tag", lambda v: isinstance(v, str)),
+    ("x", _number),
+    ("y", _number),
+    ("w", _number),
+    ("h", _number),
+    ("display", lambda v: isinstance(v, str)),
+    ("visible", lambda v: isinstance(v, (bool, int))),
+    ("background", lambda v: v is None or (isinstance(v, str) and _HEX.fullmatch(v))),
+    ("font_size", _number),
+    ("font_weight", _number),
+    ("text", lambda v: isinstance(v, str)),
+    ("xpath", lambda v: isinstance(v, str)),
+)
+
+
+def _check_layout_json(data: Any) -> None:
+    """Refuse (:class:`LayoutError`) anything :meth:`Layout.from_json` cannot build from."""
+    if not isinstance(data, dict):
+        raise LayoutError(
+            f"not a scrapy-boilerplate layout nor a CDP snapshot: a JSON {type(data).__name__}, "
+            "not an object"
+        )
+    if data.get("format") != LAYOUT_FORMAT or not data.get("nodes"):
+        raise LayoutError("not a scrapy-boilerplate layout (format 1) nor a CDP snapshot")
+    rows = data["nodes"]
+    if not isinstance(rows, list):
+        raise LayoutError("layout 'nodes' is not a list")
+    for key in ("width", "height"):
+        if not _number(data.get(key)):
+            raise LayoutError(f"layout {key!r} is not a number: {data.get(key)!r:.40}")
+    if not isinstance(data.get("url"), (str, type(None))) or not isinstance(
+        data.get("source", "static"), str
+    ):
+        raise LayoutError("layout 'url' and 'source' must be strings")
+    for k, row in enumerate(rows):
+        if not isinstance(row, list) or len(row) != len(_ROW):
+            raise LayoutError(f"layout row {k} is not a list of {len(_ROW)} values")
+        for (name, ok), value in zip(_ROW, row, strict=True):
+            if not ok(value):
+                raise LayoutError(f"layout row {k}: bad {name} {value!r:.40}")
+        parent = row[0]
+        if (k == 0 and parent != -1) or (k > 0 and not 0 <= parent < k):
+            raise LayoutError(
+                f"layout row {k}: parent row {parent} (the first row is the root, -1; "
+                "every other row's parent comes before it)"
+            )
+
+
+def _int_list(value: Any) -> TypeGuard[list[int]]:
+    return isinstance(value, list) and all(_int(v) for v in value)
+
+
+def _check_snapshot(snapshot: Any, attributes: bool) -> None:
+    """Refuse (:class:`LayoutError`) a CDP snapshot :func:`from_snapshot` cannot read: every
+    array it indexes present, of the right type, as long as the node list, and every string
+    index within ``strings``."""
+
+    def bad(what: str) -> LayoutError:
+        return LayoutError(f"malformed CDP snapshot: {what}")
+
+    if not isinstance(snapshot, dict):
+        raise bad(f"a JSON {type(snapshot).__name__}, not an object")
+    strings = snapshot.get("strings")
+    documents = snapshot.get("documents")
+    if not isinstance(strings, list) or not all(isinstance(v, str) for v in strings):
+        raise bad("'strings' is not a list of strings")
+    if not isinstance(documents, list) or not documents or not isinstance(documents[0], dict):
+        raise bad("'documents' is not a non-empty list of objects")
+    timings = snapshot.get("timings")
+    if timings is not None and not (
+        isinstance(timings, dict) and all(_number(v) for v in timings.values())
+    ):
+        raise bad("'timings' is not an object of numbers")
+    doc = documents[0]
+    nodes, layout = doc.get("nodes"), doc.get("layout")
+    if not isinstance(nodes, dict) or not isinstance(layout, dict):
+        raise bad("the document has no 'nodes' or 'layout' object")
+    n_strings = len(strings)
+
+    def indices(values: list[int], what: str) -> None:
+        if any(v >= n_strings for v in values):
+            raise bad(f"{what} refers to a string beyond 'strings'")
+
+    columns: dict[str, list[int]] = {}
+    for key in ("parentIndex", "nodeType", "nodeName", "nodeValue"):
+        column = nodes.get(key)
+        if not _int_list(column):
+            raise bad(f"nodes.{key} is not a list of integers")
+        columns[key] = column
+    count = len(columns["nodeType"])
+    if any(len(c) < count for c in columns.values()):
+        raise bad("the nodes' arrays are shorter than nodes.nodeType")
+    indices(columns["nodeName"], "nodes.nodeName")
+    indices(columns["nodeValue"], "nodes.nodeValue")
+    if attributes:
+        attrs = nodes.get("attributes", [])
+        if not isinstance(attrs, list) or len(attrs) < count or not all(map(_int_list, attrs)):
+            raise bad("nodes.attributes is not a list of integer lists, one per node")
+        for flat in attrs:
+            indices(flat, "nodes.attributes")
+    node_index, bounds, style_rows = (layout.get(k) for k in ("nodeIndex", "bounds", "styles"))
+    if not _int_list(node_index):
+        raise bad("layout.nodeIndex is not a list of integers")
+    if not isinstance(bounds, list) or not isinstance(style_rows, list):
+        raise bad("layout.bounds or layout.styles is not a list")
+    if len(bounds) < len(node_index) or len(style_rows) < len(node_index):
+        raise bad("layout.bounds or layout.styles is shorter than layout.nodeIndex")
+    for k in range(len(node_index)):
+        box, row = bounds[k], style_rows[k]
+        if not isinstance(box, list) or len(box) != 4 or not all(map(_number, box)):
+            raise bad(f"layout.bounds[{k}] is not four numbers")
+        if not _int_list(row):
+            raise bad(f"layout.styles[{k}] is not a list of integers")
+        indices(row, "layout.styles")
+    for key in ("contentWidth", "contentHeight"):
+        value = doc.get(key)
+        if value is not None and not _number(value):
+            raise bad(f"{key} is not a number")
+    url = doc.get("documentURL", -1)
+    if not _int(url) or url >= n_strings:
+        raise bad("documentURL is not an index into 'strings'")

@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 import warnings
 from collections.abc import Sequence
@@ -137,6 +138,65 @@ class TrainResult:
 
     path: Path
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+#: The suffix of a model file; its training report is the same name with ``.json``.
+MODEL_SUFFIX = ".onnx"
+#: The key of a training report that names the model file it was written with.
+REPORT_MODEL_KEY = "model_file"
+_REPORT_READ_LIMIT = 64 * 1024 * 1024
+
+
+def report_path(out: Path | str) -> Path:
+    """The training report written beside the model ``out``: ``my.onnx`` -> ``my.json``."""
+    return Path(out).with_suffix(".json")
+
+
+def check_outputs(out: Path | str, force: bool = False) -> tuple[Path, Path]:
+    """The model file and the training report a run writing ``out`` makes, checked before
+    training so that no run ends by failing to write or by overwriting another file.
+
+    ``out`` must end in ``.onnx`` (the report's name is derived from it, and a model named
+    ``.json`` would be its own report) and go into an existing, writable folder; ``out``
+    itself, named by the caller, may be replaced. The report (``out`` with ``.json``) is
+    replaced only if a previous training run wrote it for this same model name, or with
+    ``force``: any other file of that name is somebody else's.
+
+    :raises ValueError: ``out`` does not end in ``.onnx``.
+    :raises OSError: the folder is missing or not writable, ``out`` is a folder or not
+        writable, or the report's name is taken (``FileExistsError``).
+    """
+    out = Path(out)
+    if out.suffix.lower() != MODEL_SUFFIX:
+        raise ValueError(f"the model file must end in {MODEL_SUFFIX}, got {out}")
+    report = report_path(out)
+    folder = out.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no such folder: {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(f"folder not writable: {folder}")
+    for path in (out, report):
+        if path.is_dir():
+            raise IsADirectoryError(f"is a folder: {path}")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise PermissionError(f"not writable: {path}")
+    if report.exists() and not force and not _own_report(report, out):
+        raise FileExistsError(
+            f"{report} exists and was not written by training {out.name}: the training "
+            "report goes there (give another --out, move the file, or --force to replace it)"
+        )
+    return out, report
+
+
+def _own_report(report: Path, out: Path) -> bool:
+    """Whether ``report`` is a training report written for a model named ``out.name``."""
+    try:
+        if not report.is_file() or report.stat().st_size > _REPORT_READ_LIMIT:
+            return False
+        data = json.loads(report.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and data.get(REPORT_MODEL_KEY) == out.name
 
 
 def _torch() -> Any:
@@ -470,6 +530,9 @@ def train(
         N_EDGE,
     )
 
+    out = Path(out)
+    if out.suffix.lower() != MODEL_SUFFIX:  # (its report, out with .json, would replace it)
+        raise ValueError(f"the model file must end in {MODEL_SUFFIX}, got {out}")
     torch = _torch()
     torch.set_num_threads(max(1, torch.get_num_threads()))
     chosen_recipe = _recipe(recipe)
@@ -543,7 +606,14 @@ def train(
         **(metadata or {}),
     }
     export_onnx(unary, pairwise, stats, out, meta)
-    (out.with_suffix(".json")).write_text(
-        json.dumps({**meta, "history": {k: v["history"] for k, v in report.items()}}, indent=1)
+    report_path(out).write_text(
+        json.dumps(
+            {
+                **meta,
+                "history": {k: v["history"] for k, v in report.items()},
+                REPORT_MODEL_KEY: out.name,  # (check_outputs: a report this run may replace)
+            },
+            indent=1,
+        )
     )
     return TrainResult(out, meta)
