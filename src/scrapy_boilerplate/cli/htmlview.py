@@ -131,6 +131,12 @@ DROPPED_TAGS = _names(
     "track bgsound animate animatecolor animatemotion animatetransform set discard "
     "foreignobject feimage image handler listener annotation-xml"
 )
+#: Dropped elements whose content stays: void in HTML (libxml2 reads ``<embed>``,
+#: ``<track>``... as holding what follows them, which a browser shows), or fallback
+#: content a browser shows (``<object>``, ``<applet>``).
+UNWRAPPED_TAGS = _names(
+    "embed track keygen image bgsound param frame base basefont meta link object applet"
+)
 #: Attributes kept on any kept element (``data-*`` and ``aria-*`` too). No ``on*``, no
 #: URLs: those are checked apart (:data:`NAV_ATTRS`, :data:`IMAGE_ATTRS`, ``href``).
 SAFE_ATTRS = _names(
@@ -307,12 +313,34 @@ def _drop_tree(el: Any) -> None:
     if parent is None:
         return
     if el.tail:
-        prev = el.getprevious()
-        if prev is not None:
-            prev.tail = (prev.tail or "") + el.tail
-        else:
-            parent.text = (parent.text or "") + el.tail
+        _text_before(el, el.tail)
     parent.remove(el)
+
+
+def _text_before(el: Any, text: str) -> None:
+    """Add ``text`` just before ``el`` (to its previous sibling's tail or its parent's text)."""
+    prev = el.getprevious()
+    if prev is not None:
+        prev.tail = (prev.tail or "") + text
+    else:
+        parent = el.getparent()
+        parent.text = (parent.text or "") + text
+
+
+def _unwrap(el: Any) -> list[Any]:
+    """Replace ``el`` by its content (text, children, tail kept); the children moved."""
+    parent = el.getparent()
+    if parent is None:
+        return []
+    children = list(el)
+    if el.text:
+        _text_before(el, el.text)
+        el.text = None
+    at = parent.index(el)
+    for i, child in enumerate(children):
+        parent.insert(at + i, child)  # (with its tail)
+    _drop_tree(el)
+    return children
 
 
 def _css_plain(css: str) -> str:
@@ -363,6 +391,8 @@ class Inert:
 
     def nav_url(self, value: str) -> str | None:
         """A link to follow by clicking: kept if http(s), mailto, tel, ``#`` or relative."""
+        if value.strip(_STRIP).startswith("#"):
+            return value  # a place in the view itself
         url = self._absolute(value)
         if url is None:
             return None
@@ -497,7 +527,10 @@ class Inert:
                         continue
                 elif low == "link" and "stylesheet" in (el.get("rel") or "").lower().split():
                     self.sheets += 1
-                _drop_tree(el)
+                if low in UNWRAPPED_TAGS:
+                    stack.extend(_unwrap(el))
+                else:
+                    _drop_tree(el)
                 continue
             if low not in KEPT_TAGS:
                 el.tag = "span"  # an unknown element: its content stays, the name goes
@@ -678,7 +711,8 @@ def notice_page(result: Extraction) -> str:
     text = f"{reason}: {detail}" if detail else reason
     esc = html_lib.escape
     return (
-        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+        '<!DOCTYPE html>\n<html><head><meta http-equiv="Content-Security-Policy" '
+        f'content="{CSP}"><meta charset="utf-8">'
         f"<title>scrapy-boilerplate: no view</title></head><body>"
         f'<p {ATTR}-label="none">scrapy-boilerplate ({esc(result.extractor)}): '
         f"the input is not a usable HTML page ({esc(text)}).</p></body></html>\n"
