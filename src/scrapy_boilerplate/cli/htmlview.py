@@ -537,7 +537,8 @@ class Inert:
             elif low != tag:
                 el.tag = low
             if low == "style":
-                sheet = self.css(el.text or "")
+                # (``<!--``/``-->`` around a sheet, as old pages hide it: ignored by CSS)
+                sheet = self.css((el.text or "").replace("<!--", "").replace("-->", ""))
                 if sheet is None or "<" in sheet or len(el):
                     _drop_tree(el)  # (a "<" could become markup where the browser's
                     continue  # parser differs from lxml's, as inside <svg>)
@@ -752,11 +753,12 @@ def render_view(
     inert = Inert(_base(root, url), remote)
     out = _inert_document(root, inert, remote)
     body = out[1]
-    kept = {el: blocks for el, blocks in groups.items() if _inside(el, body)}
-    if body in marked or root in marked:  # blocks of the page's <body> or <html> itself
-        for el in (root, *root.findall("body")):
-            if el in groups and el not in kept:
-                kept[body] = kept.get(body, []) + groups[el]
+    kept: dict[Any, list[Block]] = {}
+    for el, blocks in groups.items():
+        if el is root or (el.tag == "body" and not _inside(el, body)):
+            kept.setdefault(body, []).extend(blocks)  # the page's <html> or <body> itself
+        elif _inside(el, body):
+            kept.setdefault(el, []).extend(blocks)
     removed = sum(len(b) for b in groups.values()) - sum(len(b) for b in kept.values())
     containers = {a for el in kept for a in el.iterancestors() if a in kept}
     for el, blocks in kept.items():
