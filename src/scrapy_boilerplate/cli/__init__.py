@@ -263,6 +263,12 @@ def build_parser(
         "-o", "--output", metavar="FILE", default=None, help="write here instead of stdout (UTF-8)"
     )
     ex.add_argument(
+        "--view-remote",
+        action="store_true",
+        help="with --format html: let the view load the page's http(s) images and style "
+        "sheets, for a faithful look (default: the view loads nothing; scripts never run)",
+    )
+    ex.add_argument(
         "--encoding",
         default=None,
         metavar="NAME",
@@ -502,8 +508,16 @@ def _fetch_limits(args: argparse.Namespace) -> tuple[float, bool]:
     return timeout, args.allow_private
 
 
-def render(result: Extraction, fmt: str, page: Any, url: str | None, encoding: str | None) -> str:
-    """The output text of ``result`` in format ``fmt`` (``page`` is needed for ``html``)."""
+def render(
+    result: Extraction,
+    fmt: str,
+    page: Any,
+    url: str | None,
+    encoding: str | None,
+    view_remote: bool = False,
+) -> str:
+    """The output text of ``result`` in format ``fmt`` (``page`` is needed for ``html``;
+    ``view_remote`` lets its view load the page's remote images and style sheets)."""
     if fmt == "json":
         return json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n"
     if fmt == "markdown":
@@ -511,7 +525,7 @@ def render(result: Extraction, fmt: str, page: Any, url: str | None, encoding: s
     if fmt == "html":
         from scrapy_boilerplate.cli.htmlview import render_view
 
-        return render_view(page, result, url=url, encoding=encoding)
+        return render_view(page, result, url=url, encoding=encoding, remote=view_remote)
     return result.main_text + "\n" if result.main_text else ""
 
 
@@ -716,7 +730,7 @@ def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
             result = _png(args, page, url, encoding, params)
         else:
             result = extract(page, name, url=url, encoding=encoding, **params)
-            _write(render(result, args.format, page, url, encoding), args.output)
+            _write(render(result, args.format, page, url, encoding, args.view_remote), args.output)
     except InvalidParameter as exc:  # validated above; a method may still check more
         raise UsageError(str(exc)) from None
     except BoilerplateError as exc:  # (UnsupportedInput is a result, never raised here)
