@@ -181,6 +181,19 @@ def many_br() -> bytes:
     return _page(ARTICLE + "<br>" * 200_000 + ARTICLE).encode()
 
 
+# Bounds: a page whose work grew with its size squared --------------------------------------
+
+
+def table_without_header(rows: int = 10_000) -> bytes:
+    """A ``rows``-row table without a ``<th>``: the entity features once looked for its
+    header row among all its rows for each of its candidates (one a row)."""
+    cells = "".join(
+        f"<tr><td>Name {i}</td><td>{i}</td><td><a href='/{i}'>link {i}</a></td></tr>"
+        for i in range(rows)
+    )
+    return _page(ARTICLE + f"<table>{cells}</table>").encode()
+
+
 @dataclass
 class Adversarial:
     """One hostile input and the outcomes a correct extraction may have."""
@@ -229,6 +242,8 @@ PAGES: dict[str, Adversarial] = {
     "control-characters": Adversarial(control_characters, (None,), keeps="lighthouse"),
     "attribute-flood": Adversarial(attribute_flood, ("too-many-attributes",)),
     "many-br": Adversarial(many_br, (None,), keeps="lighthouse"),
+    # Bounds: work linear in the page
+    "table-10k-rows": Adversarial(table_without_header, (None, "timeout"), slow=True),
 }
 
 

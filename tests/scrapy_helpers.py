@@ -212,6 +212,14 @@ class LoopingExtractor(Extractor):
 LOOPS: list[str] = []
 
 
+def die_abruptly(*args: Any) -> None:
+    """A page whose worker process dies under it (a crash, the kernel's OOM killer)."""
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 class CheckClock:
     """``time.monotonic()`` as the page deadline (core/deadline.py) reads it, moved on by
     one second at every reading, in each thread on its own (deadlines are per thread):

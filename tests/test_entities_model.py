@@ -257,3 +257,39 @@ def test_column_header_features():
     assert by_list["Home", "About"][1] == ()  # not in a table
     names = pc.candidates.index(by_list["Ann Lee", "Bo Chan", "Cy Dunn"][0])
     assert pc.features("mayors")[names]["HDR-WORD=name"] == 1.0
+
+
+def _table_without_header(rows: int) -> str:
+    cells = "".join(
+        f"<tr><td>Name {i}</td><td>{i}</td><td><a href='/{i}'>link {i}</a></td></tr>"
+        for i in range(rows)
+    )
+    return f"<html><body><table>{cells}</table></body></html>"
+
+
+def test_column_headers_cost_grows_with_the_table_not_its_square(monkeypatch):
+    # A table has a candidate per row (and per column): looking for the header row among
+    # all its rows for each of them made a 10 000-row table without a <th> take minutes,
+    # between two deadline checks. Counted: the elements whose tag the features read
+    # (the header feature: the rows' cells, the header cells), for n and 2n rows.
+    from scrapy_boilerplate.entities import features
+
+    visits = 0
+    real = features.tag_of
+
+    def counting(el):
+        nonlocal visits
+        visits += 1
+        return real(el)
+
+    monkeypatch.setattr(features, "tag_of", counting)
+    counts = []
+    for rows in (150, 300):
+        doc = sb.parse(_table_without_header(rows))
+        visits = 0
+        pc = PageCandidates(doc)
+        counts.append((len(pc.candidates), visits))
+        assert ("HDR-EMPTY",) in pc.headers  # the cells' columns, no header above them
+    (small, small_visits), (large, large_visits) = counts
+    assert large >= 2 * small - 10  # a candidate per row
+    assert large_visits <= 2.5 * small_visits  # linear: 2x the rows, about 2x the visits

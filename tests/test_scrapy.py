@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
 import pytest
@@ -647,6 +647,61 @@ async def test_a_pool_replaced_after_a_timeout_is_warmed_before_pages_reach_it()
         assert runner._warmed == runner._generation == 1
         processes = runner._executor._processes  # type: ignore[union-attr]
         assert len(processes) == 1
+    finally:
+        runner.close()
+
+
+async def _queued_behind(runner: Runner, first: Any, *args: Any) -> tuple[Any, Any]:
+    """(outcome of ``first(*args)``, outcome of ``len("abc")`` queued behind it) on
+    ``runner`` (an exception for an outcome that raised)."""
+    import asyncio
+
+    async def page(func: Any, *a: Any, wait: float = 0.0) -> Any:
+        await asyncio.sleep(wait)
+        try:
+            return (await runner.run(func, *a))[0]
+        except Exception as exc:
+            return exc
+
+    # The second page waits for the only worker, held by the first.
+    return tuple(await asyncio.gather(page(first, *args), page(len, "abc", wait=0.2)))
+
+
+@deferred_f_from_coro_f
+async def test_a_page_queued_behind_one_past_its_deadline_runs_on_the_new_warmed_pool():
+    import time as _time
+
+    from scrapy_boilerplate.scrapy.runner import ExtractionTimeout
+
+    runner = Runner("process", workers=1, timeout=1.0)
+    try:
+        await runner.warm_up("justext")
+        # sleeps without checking its deadline: its worker is killed, the pool replaced
+        hung, queued = await _queued_behind(runner, _time.sleep, 30.0)
+        assert isinstance(hung, ExtractionTimeout)
+        assert queued == 3
+        assert runner.restarts == 1
+        # The queued page went to the new pool once it was warmed, not to a bare one
+        # whose start-up would have counted against its timeout.
+        assert runner._warmed == runner._generation == 1
+    finally:
+        runner.close()
+
+
+@deferred_f_from_coro_f
+async def test_a_page_queued_behind_a_dead_worker_is_not_failed_for_its_death():
+    from concurrent.futures.process import BrokenProcessPool
+
+    from scrapy_helpers import die_abruptly
+
+    runner = Runner("process", workers=1, timeout=30.0)
+    try:
+        await runner.warm_up("justext")
+        dead, queued = await _queued_behind(runner, die_abruptly)
+        # The page that kills its worker was tried twice, then failed; the page behind
+        # it (sent its worker's slot before the pool was replaced) runs on a new pool.
+        assert isinstance(dead, BrokenProcessPool)
+        assert queued == 3
     finally:
         runner.close()
 

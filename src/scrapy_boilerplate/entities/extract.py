@@ -92,7 +92,7 @@ class PageCandidates:
         # the denotation and column header ones as names.
         self.parts: list[list[Part]] = []
         self.denotation: list[tuple[str, ...]] = []
-        self.headers = [header_names(c) for c in self.candidates]
+        self.headers = [header_names(c, self.page) for c in self.candidates]
         denotations: dict[tuple[str, ...], tuple[str, ...]] = {}
         for cand in self.candidates:
             check()  # the page's deadline (a crawl's BOILERPLATE_TIMEOUT)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,6 +31,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
+from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of
 from scrapy_boilerplate.entities.predicates import Candidate
 
@@ -397,10 +398,16 @@ def _span(cell: Any) -> int:
         return 1
 
 
-def column_header(cand: Candidate) -> str | None:
+def column_header(cand: Candidate, page: PageIndex | None = None) -> str | None:
     """The text of the header cell above the column of ``cand``'s first node (the cell of
     the table's first row with a ``th``, at the same column, spans counted); ``""`` for a
-    column without one; ``None`` when the nodes are not in a table's cells."""
+    column without one; ``None`` when the nodes are not in a table's cells.
+
+    ``page``: the :class:`PageIndex` of the page (else one is made for this call). Each
+    row's columns, each table's header row and each header row's cells are found once a
+    page, kept in it: a table's candidates (a list per row, per column) then cost no more
+    than their own cells, whatever the table's size."""
+    check()  # the page's deadline (a crawl's BOILERPLATE_TIMEOUT)
     first = cand.nodes[0]
     anc = set(first.iterancestors())
     lca = next((a for a in cand.nodes[1].iterancestors() if a in anc), None)
@@ -413,35 +420,59 @@ def column_header(cand: Candidate) -> str | None:
     row = cell.getparent() if cell is not None else None
     if row is None or row.getparent() is None:
         return None
-    col = 0
-    for sib in row:
-        if sib is cell:
-            break
-        if tag_of(sib) in _CELLS:
-            col += _span(sib)
-    header = next((tr for tr in row.getparent().iter("tr")
-                   if any(tag_of(c) == "th" for c in tr)), None)  # fmt: skip
+    if page is None:
+        page = PageIndex(row.getroottree().getroot())
+    columns = page.cell_columns.get(row)
+    if columns is None:
+        columns = page.cell_columns[row] = _columns(row)
+    col = columns[cell]
+    header = page.header_row(row.getparent())
     if header is None or header is row:
         return ""
-    start = 0
-    for c in header:
+    cells = page.header_cells.get(header)
+    if cells is None:
+        cells = page.header_cells[header] = _header_cells(header)
+    starts, ends, texts = cells
+    i = bisect_right(starts, col) - 1  # (the cells' column ranges follow each other)
+    return texts[i] if i >= 0 and col < ends[i] else ""
+
+
+def _columns(row: Any) -> dict[Any, int]:
+    """The first column of each cell of ``row``, spans counted."""
+    out = {}
+    col = 0
+    for sib in row:
+        if tag_of(sib) in _CELLS:
+            out[sib] = col
+            col += _span(sib)
+    return out
+
+
+def _header_cells(row: Any) -> tuple[list[int], list[int], list[str]]:
+    """The first column, the column after the last and the text of each cell of ``row``."""
+    starts: list[int] = []
+    ends: list[int] = []
+    texts: list[str] = []
+    col = 0
+    for c in row:
         if tag_of(c) not in _CELLS:
             continue
         span = _span(c)
-        if start <= col < start + span:
-            return _text(c)
-        start += span
-    return ""
+        starts.append(col)
+        ends.append(col + span)
+        texts.append(_text(c))
+        col += span
+    return starts, ends, texts
 
 
-def header_names(cand: Candidate) -> tuple[str, ...]:
-    """Features of the header cell of ``cand``'s column (:func:`column_header`),
-    query-independent: the stemmed words of a short header (``HDR-WORD=name``: a "Name"
-    or "Title" column holds a table's entities more often than "Date" or "Notes"),
-    ``HDR-LONG`` for a longer one, ``HDR-EMPTY`` for a column without one; nothing
-    outside tables. Chosen by 5-fold cross-validation on the training examples
+def header_names(cand: Candidate, page: PageIndex | None = None) -> tuple[str, ...]:
+    """Features of the header cell of ``cand``'s column (:func:`column_header`, ``page``
+    as there), query-independent: the stemmed words of a short header (``HDR-WORD=name``:
+    a "Name" or "Title" column holds a table's entities more often than "Date" or
+    "Notes"), ``HDR-LONG`` for a longer one, ``HDR-EMPTY`` for a column without one;
+    nothing outside tables. Chosen by 5-fold cross-validation on the training examples
     (docs/entities.md)."""
-    text = column_header(cand)
+    text = column_header(cand, page)
     if text is None:
         return ()
     if not text:

@@ -4,6 +4,7 @@ them, so that both work on lists instead of walking the tree again."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -53,6 +54,10 @@ class PageIndex:
         self.memo: dict[tuple[int, ...], tuple[str, ...]] = {}  # features.node_names()'s
         self.recipes: dict[Any, tuple[str, ...]] = {}  # features.recipe_names()'s cache
         self.ups: dict[tuple[int, ...], tuple[int, ...]] = {}  # a node list -> its parents
+        # features.column_header()'s, by row: its cells' first columns; a header row's cells
+        self.cell_columns: dict[Any, dict[Any, int]] = {}
+        self.header_cells: dict[Any, tuple[list[int], list[int], list[str]]] = {}
+        self._header_rows: list[int] | None = None  # see header_row()
         self._walk(root)
         self.total = max(len(self.tags), 1)
 
@@ -118,6 +123,26 @@ class PageIndex:
         self.local_last.append(name_last)
         self.end.append(i + 1)
         return i
+
+    def header_row(self, el: Any) -> Any:
+        """The first ``tr`` in document order within ``el`` (``el`` included) with a ``th``
+        child, None if there is none: what ``el.iter("tr")`` would find first, without
+        visiting the rows. The rows with a ``th`` child are listed in one pass over the
+        page on the first call; each call is then a bisection in its subtree's range (the
+        candidates of a table ask once each, so scanning its rows every time would make
+        the page's work grow with its rows squared)."""
+        rows = self._header_rows
+        if rows is None:
+            raw, parent = self.raw_tags, self.parent
+            rows = self._header_rows = sorted(
+                {p for k, p in enumerate(parent) if p >= 0 and self.tags[k] == "th"
+                 and raw[p] == "tr"}
+            )  # fmt: skip
+        i = self.number[el]
+        j = bisect_left(rows, i)
+        if j < len(rows) and rows[j] < self.end[i]:
+            return self.elements[rows[j]]
+        return None
 
     def numbers(self, nodes: Sequence[Any]) -> list[int]:
         """The numbers of ``nodes`` (elements of the page)."""

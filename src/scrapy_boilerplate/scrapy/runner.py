@@ -18,10 +18,12 @@ it goes, so a thread or an inline call stops at the limit instead of finishing a
 page in the background. A thread stuck in one long call into C cannot be stopped: its
 result is dropped when it comes. A process can: a worker still busy
 ``PROCESS_GRACE`` seconds after its page's deadline is killed, the pool torn down and
-replaced, and the other pages it held are submitted again once. Every new pool is
-warmed up (its workers started and the extractor imported) before pages are sent to
-it, so a worker's start-up, long on a loaded machine, never counts against a page's
-timeout: without that, one timeout could make the next pages time out in turn.
+replaced, and the other pages it held are submitted again once (a page that was waiting
+for a worker of a pool that broke has run nowhere: it goes to the new pool, its one
+retry kept). Every new pool is warmed up (its workers started and the extractor
+imported) before pages are sent to it, so a worker's start-up, long on a loaded
+machine, never counts against a page's timeout: without that, one timeout could make
+the next pages time out in turn.
 """
 
 from __future__ import annotations
@@ -96,15 +98,33 @@ class Runner:
 
         return release
 
-    async def _submit(self, func: Callable[..., Any], args: tuple[Any, ...]) -> Future[Any]:
+    async def _submit(
+        self, func: Callable[..., Any], args: tuple[Any, ...], warmed: bool = False
+    ) -> Future[Any] | None:
         """Submit ``func(*args)`` once a worker is free: the page's deadline starts then.
         The worker's slot is freed when the call really ends (done, failed, or its pool
-        torn down), not when the runner stops waiting for it."""
+        torn down), not when the runner stops waiting for it.
+
+        With ``warmed`` (process mode), the call goes only to a warmed pool that is not
+        broken: when the pool was replaced while the page waited for its worker (another
+        page's timeout), or its worker died (another page's crash, the page holding it
+        not told yet), the slot is freed again and None returned, the page having run
+        nowhere: the caller warms the new pool and submits it there."""
         release = await self._worker()
+        generation = self._generation
+        if warmed and (self._warmed != generation or self._executor is None):
+            release()
+            return None
         # monotonic() is the machine's clock (CLOCK_MONOTONIC): the same in a worker process.
         call = (_timed, self._deadline(), self.timeout, self.trim, func, *args)
         try:
             job = self._pool().submit(*call)
+        except BrokenProcessPool:
+            release()
+            if not warmed:
+                raise
+            self._restart(generation)
+            return None
         except BaseException:
             release()
             raise
@@ -203,6 +223,7 @@ class Runner:
         self, func: Callable[..., Any], args: tuple[Any, ...]
     ) -> tuple[Any, float]:
         job = await self._submit(func, args)
+        assert job is not None  # (only a process-mode submission may give none)
         try:
             # shield: on timeout, stop waiting without cancelling (the thread goes on to
             # its next deadline check, then frees its slot).
@@ -221,14 +242,18 @@ class Runner:
     async def _run_process(
         self, func: Callable[..., Any], args: tuple[Any, ...]
     ) -> tuple[Any, float]:
-        for attempt in (1, 2):
+        retried = False  # a pool broke under this page once (it is then submitted again)
+        while True:
             try:
                 await self._ensure_warm()
             except BrokenProcessPool:
-                if attempt == 2:
+                if retried:
                     raise
+                retried = True
                 continue
-            job = await self._submit(func, args)
+            job = await self._submit(func, args, warmed=True)
+            if job is None:
+                continue  # the pool was replaced while the page waited: warm the new one
             generation = self._generation  # the pool it went to: no await since
             try:
                 grace = None if self.timeout is None else self.timeout + PROCESS_GRACE
@@ -244,8 +269,9 @@ class Runner:
             except BrokenProcessPool:
                 # Another page's timeout (or a crash) tore the pool down under this one.
                 self._restart(generation)
-                if attempt == 2:
+                if retried:
                     raise
+                retried = True
             except asyncio.CancelledError:
                 # A call still queued when another page's timeout tore its pool down is
                 # cancelled with it: submit it again (a CancelledError would escape every
@@ -253,9 +279,9 @@ class Runner:
                 # crawl stopping) leaves the pool as it was.
                 if not (job.cancelled() and generation != self._generation):
                     raise
-                if attempt == 2:
+                if retried:
                     raise BrokenProcessPool("the pool was replaced twice under this page") from None
-        raise AssertionError("unreachable")
+                retried = True
 
     def _restart(self, generation: int) -> None:
         """Kill the workers of pool ``generation`` and start afresh (once per generation)."""
