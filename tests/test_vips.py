@@ -521,3 +521,192 @@ def test_rule4_font_thresholds_are_parameters():
     assert strict > lenient  # 16 px vs 17 px: different only under the strict threshold
     result = sb.extract("<p>x</p>", extractor="vips", font_size_diff=2.0, weight_base=2.0)
     assert result.params["font_size_diff"] == 2.0
+
+
+# -- layouts from outside the parsed page: the node cap and the deadline --------------------
+
+
+def flat_layout(paragraphs: int) -> dict:
+    """A saved layout (format 1) of ``<html><body>`` and ``paragraphs`` ``<p>`` with text."""
+    body = "/html[1]/body[1]"
+    rows = [[-1, "html", 0, 0, 800, 600, "block", 1, None, 16, 400, "", "/html[1]"],
+            [0, "body", 0, 0, 800, 600, "block", 1, None, 16, 400, "", body]]  # fmt: skip
+    for i in range(paragraphs):
+        xpath = f"{body}/p[{i + 1}]"
+        rows.append([1, "p", 0, 20 * i, 800, 20, "block", 1, None, 16, 400, "", xpath])
+        rows.append([len(rows) - 1, "#text", 0, 20 * i, 800, 20, "inline", 1, None, 16, 400,
+                     f"paragraph {i}", xpath + "/text()[1]"])  # fmt: skip
+    return {"format": 1, "source": "rendered", "width": 800, "height": 20 * paragraphs,
+            "nodes": rows}  # fmt: skip
+
+
+def flat_snapshot(paragraphs: int) -> dict:
+    """A CDP snapshot of ``<html><body>`` and ``paragraphs`` ``<p>`` with text."""
+    strings = ["HTML", "BODY", "P", "#text", "block", "visible", "1", "none", "16px", "400", "x"]
+    parents, types, names, values = [-1, 0], [1, 1], [0, 1], [-1, -1]
+    for _ in range(paragraphs):
+        parents += [1, len(parents)]
+        types += [1, 3]
+        names += [2, 3]
+        values += [-1, 10]
+    n = len(types)
+    return {
+        "strings": strings,
+        "documents": [{
+            "nodes": {"parentIndex": parents, "nodeType": types, "nodeName": names,
+                      "nodeValue": values},
+            "layout": {"nodeIndex": list(range(n)), "bounds": [[0, 20 * i, 800, 20]
+                       for i in range(n)], "styles": [[4, 5, 6, 7, 8, 9]] * n},
+            "contentWidth": 800, "contentHeight": 20 * n,
+        }],
+    }  # fmt: skip
+
+
+HTML = "<html><body><p>one paragraph of the page</p></body></html>"
+
+
+def test_a_supplied_layout_over_max_nodes_is_refused_before_it_is_built(tmp_path):
+    from scrapy_boilerplate.core.errors import UnsupportedInput
+    from scrapy_boilerplate.extractors.vips import attach_layout, from_snapshot
+
+    layout = tmp_path / "big.json"
+    layout.write_text(json.dumps(flat_layout(300)))
+    result = sb.extract(HTML, extractor="vips", layout=str(layout), max_nodes=100)
+    assert result.reason == "too-many-nodes" and "max_nodes 100" in result.extra["detail"]
+    # text nodes do not count: 300 elements pass a cap of 302
+    assert sb.extract(HTML, extractor="vips", layout=str(layout), max_nodes=302).reason is None
+    # a request's layout (meta): refused by with_context, a saved layout or a CDP snapshot
+    for supplied in (flat_layout(300), flat_snapshot(300)):
+        with pytest.raises(UnsupportedInput) as info:
+            attach_layout(sb.parse(HTML, max_nodes=100), supplied)
+        assert info.value.reason == "too-many-nodes"
+    with pytest.raises(UnsupportedInput):
+        from_snapshot(flat_snapshot(300), max_nodes=100)
+    assert len(list(from_snapshot(flat_snapshot(300), max_nodes=302).nodes())) == 602
+
+
+@deferred_f_from_coro_f
+async def test_a_crawl_refuses_a_meta_layout_over_boilerplate_max_nodes():
+    from scrapy_boilerplate.extractors.vips import LAYOUT_KEY
+    from scrapy_helpers import PagesSpider, boilerplate_stats, crawl
+
+    url = (PAGES / "article.html").as_uri()
+
+    class VipsSpider(PagesSpider):
+        name = "vips-big-layout"
+        custom_settings: ClassVar[dict] = {
+            "BOILERPLATE_EXTRACTOR": "vips",
+            "BOILERPLATE_MAX_NODES": 1000,
+        }
+
+    items, stats, _ = await crawl(
+        spider=VipsSpider, urls=[url], metas={url: {LAYOUT_KEY: flat_layout(5000)}}
+    )
+    assert items[0]["boilerplate_reason"] == "too-many-nodes"
+    assert boilerplate_stats(stats)["empty/too-many-nodes"] == 1
+
+
+@pytest.mark.parametrize("kind", ["layout", "snapshot"])
+def test_building_a_layout_checks_the_pages_deadline(monkeypatch, kind):
+    from scrapy_boilerplate.core.deadline import ExtractionTimeout, within
+    from scrapy_boilerplate.extractors.vips import from_snapshot
+    from scrapy_helpers import CheckClock
+
+    build = (lambda: Layout.from_json(flat_layout(20_000))) if kind == "layout" else (
+        lambda: from_snapshot(flat_snapshot(20_000)))  # fmt: skip
+    clock = CheckClock(monkeypatch)
+    with within(1e9):
+        build()
+    checks = clock.checks()
+    assert checks >= 20  # as it goes: ~40 000 nodes, a check every 1024 at least
+    clock.reset()
+    with pytest.raises(ExtractionTimeout), within(checks // 2):
+        build()
+
+
+def test_a_render_never_gets_more_time_than_the_page_has_left(monkeypatch):
+    """``render_timeout`` (up to 600 s, settable from meta) is capped by the page's own
+    deadline: the renderer is asked for no more than ``timeout``."""
+    from scrapy_boilerplate.extractors.vips import RenderError, render
+
+    asked = []
+
+    def fake_render(html=None, *, url=None, timeout, **kw):
+        asked.append(timeout)
+        raise RenderError("timeout", "the fake browser always times out")
+
+    monkeypatch.setattr(render, "render_snapshot", fake_render)
+    result = sb.extract(HTML, extractor="vips", layout="rendered", render_timeout=600, timeout=5)
+    assert asked and 0 < asked[0] <= 5
+    assert result.reason in ("timeout", "render-timeout")
+    result = sb.extract(HTML, extractor="vips", layout="rendered", render_timeout=20)
+    assert asked[-1] == 20  # no deadline: the parameter
+
+
+# -- the browser's sandbox, with a fake Playwright (tests/test_vips_browser.py: the real one) --
+
+
+class FakeChromium:
+    """Playwright's ``chromium`` whose sandboxed start fails as Chromium's does as root."""
+
+    def __init__(self, error):
+        self.error = error
+        self.launches = []
+
+    def launch(self, **kw):
+        self.launches.append(kw["chromium_sandbox"])
+        if kw["chromium_sandbox"]:
+            raise self.error("BrowserType.launch: Browser logs: Chromium sandboxing failed!")
+        return "browser"
+
+
+def test_chromium_starts_sandboxed_and_unsandboxed_only_when_allowed(monkeypatch, caplog):
+    playwright = pytest.importorskip("playwright.sync_api")
+    from types import SimpleNamespace
+
+    from scrapy_boilerplate.extractors.vips import RenderError, render
+
+    chromium = FakeChromium(playwright.Error)
+    fake = SimpleNamespace(chromium=chromium)
+    monkeypatch.setattr(render, "_sandbox_fails", False)
+    monkeypatch.delenv(render.SANDBOX_ENV, raising=False)
+    with pytest.raises(RenderError) as info:  # the default: required
+        render.launch(fake, None, 1000)
+    assert info.value.reason == "no-sandbox" and render.SANDBOX_ENV in info.value.detail
+    assert chromium.launches == [True]
+    monkeypatch.setenv(render.SANDBOX_ENV, "allow-unsandboxed")
+    with caplog.at_level("WARNING", logger=render.__name__):
+        assert render.launch(fake, None, 1000) == "browser"
+        assert render.launch(fake, None, 1000) == "browser"
+    # tried with the sandbox once; then without, remembered, and said once
+    assert chromium.launches == [True, True, False, False]
+    assert len([r for r in caplog.records if "sandbox" in r.getMessage()]) == 1
+    with pytest.raises(RenderError):  # the argument wins over the environment
+        render.launch(fake, "require", 1000)
+    with pytest.raises(ValueError):
+        render.sandbox_mode("off")
+
+
+def test_boilerplate_browser_sandbox_setting(monkeypatch):
+    from scrapy.settings import Settings
+
+    from scrapy_boilerplate.extractors.vips import render
+    from scrapy_boilerplate.scrapy.config import (
+        BROWSER_SANDBOX_ENV,
+        BROWSER_SANDBOX_MODES,
+        BoilerplateSettingsError,
+        Config,
+    )
+
+    assert (BROWSER_SANDBOX_ENV, BROWSER_SANDBOX_MODES) == (
+        render.SANDBOX_ENV,
+        render.SANDBOX_MODES,
+    )
+    monkeypatch.delenv(BROWSER_SANDBOX_ENV, raising=False)
+    assert Config.from_settings(Settings()).browser_sandbox is None
+    assert BROWSER_SANDBOX_ENV not in __import__("os").environ
+    config = Config.from_settings(Settings({"BOILERPLATE_BROWSER_SANDBOX": "allow-unsandboxed"}))
+    assert config.browser_sandbox == "allow-unsandboxed"
+    assert render.sandbox_mode() == "allow-unsandboxed"  # what the renderer reads
+    with pytest.raises(BoilerplateSettingsError, match="BOILERPLATE_BROWSER_SANDBOX"):
+        Config.from_settings(Settings({"BOILERPLATE_BROWSER_SANDBOX": "off"}))

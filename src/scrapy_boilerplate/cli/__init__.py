@@ -540,6 +540,7 @@ def _png(
     if args.output in (None, "-"):
         raise UsageError("--format png writes a picture: give --output FILE.png")
     from scrapy_boilerplate import extract, parse
+    from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT
     from scrapy_boilerplate.core.errors import UnsupportedInput
     from scrapy_boilerplate.extractors.vips import RenderError, attach_layout
     from scrapy_boilerplate.extractors.vips.render import render_png
@@ -557,14 +558,18 @@ def _png(
         ]  # fmt: skip
         return boxes, result
 
-    width = params.get("viewport_width", 1366)
-    timeout = params.get("render_timeout", 30.0)
+    # The page's scripts run only with --javascript; the sandbox as the environment says
+    # (SCRAPY_BOILERPLATE_BROWSER_SANDBOX, see docs/security/browser.md).
+    limits: dict[str, Any] = {"width": params.get("viewport_width", 1366),
+              "timeout": params.get("render_timeout", 30.0),
+              "javascript": bool(params.get("javascript", False)),
+              "max_nodes": MAX_NODES_DEFAULT}  # fmt: skip
     try:
         if url and url.startswith("file:"):
-            png, result = render_png(url=url, draw=draw, width=width, timeout=timeout)
+            png, result = render_png(url=url, draw=draw, **limits)
         else:
             html = page.decode(encoding or "utf-8", "replace") if isinstance(page, bytes) else page
-            png, result = render_png(html, draw=draw, width=width, timeout=timeout)
+            png, result = render_png(html, draw=draw, **limits)
     except RenderError as exc:
         raise InputError(f"cannot render the page: {exc}") from None
     except UnsupportedInput as exc:

@@ -68,6 +68,14 @@ def check() -> None:
         )
 
 
+def remaining() -> float | None:
+    """Seconds left before this thread's page deadline (0 once past it), or None where no
+    deadline is set: for a wait that cannot call :func:`check` as it goes (a browser
+    rendering the page), to bound it by the page's deadline."""
+    at = getattr(_LOCAL, "at", None)
+    return None if at is None else max(at - time.monotonic(), 0.0)
+
+
 def active() -> bool:
     """Whether a deadline is set in this thread (for loops that check only then)."""
     return getattr(_LOCAL, "at", None) is not None

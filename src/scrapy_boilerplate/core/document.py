@@ -284,12 +284,16 @@ class Document:
         url: str | None = None,
         encoding: str | None = None,
         declared_language: str | None = None,
+        max_nodes: int = MAX_NODES_DEFAULT,
     ) -> None:
         self.root = root
         self.tree = root.getroottree()
         self.url = url
         self.encoding = encoding
         self.declared_language = declared_language
+        #: The element limit the page was parsed under (0: none), for what a method builds
+        #: from it in other ways (a rendered or supplied layout).
+        self.max_nodes = max_nodes
         self._removed: set[Any] | None = None
         self.warnings: list[str] = []
         self._cache: dict[str, Any] = {}
@@ -404,7 +408,9 @@ def parse(
     root = _tree_root(html)
     if root is not None:
         _check_nodes(root, max_nodes)
-        return Document(root, url=url, encoding=encoding, declared_language=_lang(root))
+        return Document(
+            root, url=url, encoding=encoding, declared_language=_lang(root), max_nodes=max_nodes
+        )
     if isinstance(html, (bytes, bytearray, memoryview)):
         data = bytes(html)
         if not data or data.isspace():  # (no copy of the page, as strip() makes)
@@ -449,7 +455,9 @@ def parse(
         raise UnsupportedInput(Reason.EMPTY, "no element in the page")
     if not _surely_within(tags, max_nodes):
         _check_nodes(root, max_nodes)
-    doc = Document(root, url=url, encoding=encoding, declared_language=_lang(root))
+    doc = Document(
+        root, url=url, encoding=encoding, declared_language=_lang(root), max_nodes=max_nodes
+    )
     if any(e.type_name == "ERR_RESOURCE_LIMIT" and "depth" in e.message for e in parser.error_log):
         # libxml2 stops at 2048 levels and drops the rest
         doc.warnings.append(Reason.TOO_DEEP.value)

@@ -79,6 +79,11 @@ class Reason(str, Enum):
     RENDER_NO_BROWSER = ("render-no-browser", False, "no browser to render the page")
     RENDER_TIMEOUT = ("render-timeout", False, "rendering the page took too long")
     RENDER_CRASH = ("render-crash", False, "the browser failed while rendering the page")
+    RENDER_NO_SANDBOX = (
+        "render-no-sandbox",
+        False,
+        "the browser cannot start with its sandbox here, and running it without is not allowed",
+    )
     # -- entity lists ------------------------------------------------------------------------
     NO_LIST = ("no-list", False, "the page has no candidate entity list")
     NO_QUERY = ("no-query", False, "the item has no entity query")

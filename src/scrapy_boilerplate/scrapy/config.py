@@ -100,6 +100,13 @@ BOILERPLATE_ENTITY_MAX_PREDICATES = 500_000
 #: may name; any other path from meta is refused (reason ``invalid-meta``). Empty: none.
 BOILERPLATE_META_FILES: list[str] = []
 
+# The browser VIPS renders pages in (``layout="rendered"``; docs/security/browser.md).
+#: Where Chromium cannot start with its sandbox (as root, or in a container without user
+#: namespaces): ``require`` refuses to render (reason ``render-no-sandbox``),
+#: ``allow-unsandboxed`` renders without it (said once in the log). None: the
+#: ``SCRAPY_BOILERPLATE_BROWSER_SANDBOX`` environment variable, else ``require``.
+BOILERPLATE_BROWSER_SANDBOX: str | None = None
+
 DEFAULTS: dict[str, Any] = {
     name: value for name, value in dict(globals()).items() if name.startswith("BOILERPLATE_")
 }
@@ -117,6 +124,10 @@ OUTPUTS = (
     "encoding",
 )
 EXECUTION_MODES = ("inline", "thread", "process")
+BROWSER_SANDBOX_MODES = ("require", "allow-unsandboxed")
+#: The environment variable the renderer reads (the setting is exported there, so that
+#: extraction threads and worker processes see it).
+BROWSER_SANDBOX_ENV = "SCRAPY_BOILERPLATE_BROWSER_SANDBOX"
 ON_ERROR = ("keep", "drop")
 BLOCKS_MODES = ("content", "all", "none")
 
@@ -255,6 +266,7 @@ class Config:
     gc_freeze: bool = BOILERPLATE_GC_FREEZE
     entities: EntityConfig = field(default_factory=EntityConfig)
     meta_files: frozenset[str] = frozenset()
+    browser_sandbox: str | None = BOILERPLATE_BROWSER_SANDBOX
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -350,6 +362,7 @@ class Config:
             memory_trim=memory_trim,
             entities=EntityConfig.from_settings(settings),
             meta_files=_meta_files(settings.get("BOILERPLATE_META_FILES")),
+            browser_sandbox=browser_sandbox(settings),
         )
 
     def for_request(self, meta: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -411,6 +424,23 @@ def registered_extractor(name: Any) -> str:
         f"{', '.join(available)} (an import path goes in BOILERPLATE_EXTRACTOR, never in meta)",
         "extractor",
     )
+
+
+def browser_sandbox(settings: Any) -> str | None:
+    """``BOILERPLATE_BROWSER_SANDBOX``, checked; when set, exported to the environment
+    variable the renderer reads (process-wide: the browser's sandbox is no per-page choice,
+    and worker processes started later inherit it)."""
+    value = settings.get("BOILERPLATE_BROWSER_SANDBOX", BOILERPLATE_BROWSER_SANDBOX)
+    if value is None or value == "":
+        return None
+    mode = value.strip().lower() if isinstance(value, str) else value
+    if mode not in BROWSER_SANDBOX_MODES:
+        raise BoilerplateSettingsError(
+            "BOILERPLATE_BROWSER_SANDBOX",
+            f"expected one of {', '.join(BROWSER_SANDBOX_MODES)} or None, got {value!r}",
+        )
+    os.environ[BROWSER_SANDBOX_ENV] = mode
+    return str(mode)
 
 
 def resolve_extractor(name: str, setting: str) -> str:

@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.deadline import check, remaining
 from scrapy_boilerplate.core.document import Document
-from scrapy_boilerplate.core.errors import InvalidParameter
+from scrapy_boilerplate.core.errors import InvalidParameter, UnsupportedInput
 from scrapy_boilerplate.core.params import Param
 from scrapy_boilerplate.core.registry import Extractor
 from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Block, Extraction
@@ -163,7 +163,20 @@ PARAMS = (
         200,
         10000,
     ),
-    Param("render_timeout", float, 30.0, "seconds a rendering may take ('rendered')", 1.0, 600.0),
+    Param(
+        "render_timeout",
+        float,
+        30.0,
+        "seconds a rendering may take ('rendered'; never past the page's own time limit)",
+        1.0,
+        600.0,
+    ),
+    Param(
+        "javascript",
+        bool,
+        False,
+        "run the page's JavaScript when rendering it ('rendered'; off: the page as served)",
+    ),
     Param(
         "main_share",
         float,
@@ -218,7 +231,7 @@ def attach_layout(doc: Document, layout: Layout | dict[str, Any]) -> Document:
     """Give ``doc`` the layout VIPS should use with ``layout="auto"`` (a :class:`Layout`,
     a saved layout's JSON or a raw CDP snapshot, e.g. from scrapy-playwright)."""
     if not isinstance(layout, Layout):
-        layout = Layout.from_json(layout)
+        layout = Layout.from_json(layout, doc.max_nodes)
     doc._cache[_CACHE_KEY] = layout
     return doc
 
@@ -262,7 +275,7 @@ def get_layout(doc: Document, params: dict[str, Any]) -> Layout:
 
         return static_layout(doc, width)
     if source == "rendered":
-        return render_layout(doc, width, params["render_timeout"])
+        return render_layout(doc, width, params["render_timeout"], params["javascript"])
     path = Path(source)
     if not path.is_file():
         raise InvalidParameter(
@@ -271,27 +284,36 @@ def get_layout(doc: Document, params: dict[str, Any]) -> Layout:
             "layout",
         )
     try:
-        return Layout.load(path)
+        return Layout.load(path, doc.max_nodes)
     except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
         raise InvalidParameter(
             f"parameter 'layout': {source} is not a layout or CDP snapshot ({exc})", "layout"
         ) from None
 
 
-def render_layout(doc: Document, width: int, timeout: float) -> Layout:
+def render_layout(doc: Document, width: int, timeout: float, javascript: bool = False) -> Layout:
     """Render ``doc`` in headless Chromium (its file if ``doc.url`` is a ``file:`` URL, so
-    style sheets load; else its serialised HTML)."""
+    style sheets load; else its serialised HTML), its scripts run only with ``javascript``.
+
+    The render takes ``timeout`` seconds at most, and never more than what is left of the
+    page's deadline; the rendered page is held to ``doc.max_nodes`` elements."""
     from lxml import etree
 
     from scrapy_boilerplate.extractors.vips.layout import from_snapshot
     from scrapy_boilerplate.extractors.vips.render import render_snapshot
 
+    left = remaining()
+    if left is not None:
+        check()
+        timeout = min(timeout, left)
+    limits: dict[str, Any] = {"width": width, "timeout": timeout, "javascript": javascript,
+              "max_nodes": doc.max_nodes}  # fmt: skip
     if doc.url and doc.url.startswith("file:"):
-        snapshot = render_snapshot(url=doc.url, width=width, timeout=timeout)
+        snapshot = render_snapshot(url=doc.url, **limits)
     else:
         html = etree.tostring(doc.root, method="html", encoding="unicode")
-        snapshot = render_snapshot(html, width=width, timeout=timeout)
-    return from_snapshot(snapshot)
+        snapshot = render_snapshot(html, **limits)
+    return from_snapshot(snapshot, max_nodes=doc.max_nodes)
 
 
 def _link_text_ids(root: LNode) -> set[int]:
@@ -387,8 +409,13 @@ class VipsExtractor(Extractor):
         try:
             layout = get_layout(doc, params)
         except RenderError as exc:  # bad input for the browser: a result that says why
+            check()  # (a render cut short by the page's deadline: reason timeout)
             return Extraction.failed(
                 f"render-{exc.reason}", self.name, dict(params), extra={"detail": exc.detail}
+            )
+        except UnsupportedInput as exc:  # a rendered or supplied layout over max_nodes
+            return Extraction.failed(
+                exc.reason, self.name, dict(params), extra={"detail": exc.detail}
             )
         t1 = time.perf_counter()
         page = segment(layout, _config(params))

@@ -8,6 +8,11 @@ algorithm's tests run on recorded layouts without a browser.
 
 The JSON form is flat (one row per node, in document order, with the parent's row number),
 so a 10 000-deep page serialises without recursion.
+
+A snapshot or a saved layout comes from outside the parsed page (a browser that ran its
+scripts, a request's meta, a file), so both builders take the page's ``max_nodes``: one
+with more elements is refused (reason ``too-many-nodes``) after counting them, before a
+node is built; and they check the page's deadline as they go.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from scrapy_boilerplate.core.errors import BoilerplateError
+from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.errors import BoilerplateError, UnsupportedInput
+from scrapy_boilerplate.core.reasons import Reason
 
 #: Computed styles asked of Chromium, in this order (``DOMSnapshot.captureSnapshot``).
 SNAPSHOT_STYLES = (
@@ -35,6 +42,16 @@ SNAPSHOT_STYLES = (
 TEXT = "#text"
 WHITE = (255, 255, 255)
 LAYOUT_FORMAT = 1
+#: Nodes built between two checks of the page's deadline.
+CHECK_EVERY = 1024
+
+
+def check_elements(count: int, max_nodes: int, what: str) -> None:
+    """Refuse a layout of ``count`` elements when over ``max_nodes`` (0: no limit)."""
+    if max_nodes and count > max_nodes:
+        raise UnsupportedInput(
+            Reason.TOO_MANY_NODES, f"{what}: {count} elements > max_nodes {max_nodes}"
+        )
 
 
 class LayoutError(BoilerplateError, ValueError):
@@ -201,16 +218,23 @@ class Layout:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Layout:
-        """The inverse of :meth:`to_json`; also accepts a raw CDP snapshot.
+    def from_json(cls, data: dict[str, Any], max_nodes: int = 0) -> Layout:
+        """The inverse of :meth:`to_json`; also accepts a raw CDP snapshot. More than
+        ``max_nodes`` elements (0: no limit) raise :class:`UnsupportedInput`.
 
         :raises LayoutError: ``data`` is neither, or a malformed one.
         """
         if isinstance(data, dict) and "documents" in data and "strings" in data:
-            return from_snapshot(data)
+            return from_snapshot(data, max_nodes=max_nodes)
         _check_layout_json(data)
+        rows = data["nodes"]
+        if max_nodes and len(rows) > max_nodes:
+            elements = sum(1 for row in rows if not (isinstance(row, list) and row[1:2] == [TEXT]))
+            check_elements(elements, max_nodes, "layout")
         nodes: list[LNode] = []
-        for row in data["nodes"]:
+        for k, row in enumerate(rows):
+            if not k % CHECK_EVERY:
+                check()  # the page's deadline
             parent_row, tag, x, y, w, h, display, visible, bg, fs, fw, text, xpath = row
             node = LNode(
                 tag,
@@ -238,8 +262,9 @@ class Layout:
         Path(path).write_text(json.dumps(self.to_json(), ensure_ascii=False), encoding="utf-8")
 
     @classmethod
-    def load(cls, path: str | Path) -> Layout:
-        """A layout or a raw CDP snapshot from a JSON file.
+    def load(cls, path: str | Path, max_nodes: int = 0) -> Layout:
+        """A layout or a raw CDP snapshot from a JSON file (``max_nodes``: as
+        :meth:`from_json`).
 
         :raises OSError: the file cannot be read.
         :raises LayoutError: it is not JSON, or not a layout.
@@ -249,7 +274,7 @@ class Layout:
             data = json.loads(text)
         except (ValueError, RecursionError) as exc:  # (RecursionError: nested too deep)
             raise LayoutError(f"not JSON ({type(exc).__name__}: {exc})") from None
-        return cls.from_json(data)
+        return cls.from_json(data, max_nodes)
 
 
 def _hex_rgb(value: str | None) -> tuple[int, int, int] | None:
@@ -349,7 +374,9 @@ def _boxes_for_unboxed(root: LNode) -> None:
     ``display: contents`` element (no box at all). A reader sees them, so VIPS must
     count them as valid nodes (TR 4.1: "a node that can be seen through the browser")."""
     order = list(root.iter())
-    for node in reversed(order):  # children before their parent
+    for k, node in enumerate(reversed(order)):  # children before their parent
+        if not k % CHECK_EVERY:
+            check()  # the page's deadline
         if node.is_text or not node.children or (node.w > 0 and node.h > 0):
             continue
         if node.visible is False and node.display != "none":
@@ -372,6 +399,7 @@ def from_snapshot(
     snapshot: dict[str, Any],
     styles: Sequence[str] = SNAPSHOT_STYLES,
     attributes: Sequence[str] = (),
+    max_nodes: int = 0,
 ) -> Layout:
     """A :class:`Layout` from a CDP ``DOMSnapshot.captureSnapshot`` result.
 
@@ -380,7 +408,9 @@ def from_snapshot(
     ground truth). The main frame's
     document is used; an iframe is a box of its own (its document is not entered). Nodes the
     browser did not lay out (``display: none``, ``<head>``) get an empty box. Text nodes take
-    their font from their parent element (the TR's cues are per element).
+    their font from their parent element (the TR's cues are per element). A main frame of
+    more than ``max_nodes`` elements (0: no limit) raises :class:`UnsupportedInput`
+    (``too-many-nodes``) before any node is built.
     """
     _check_snapshot(snapshot, bool(attributes))
     strings: list[str] = snapshot["strings"]
@@ -391,6 +421,8 @@ def from_snapshot(
     types: list[int] = nodes["nodeType"]
     names: list[int] = nodes["nodeName"]
     values: list[int] = nodes["nodeValue"]
+    if max_nodes and len(types) > max_nodes:
+        check_elements(types.count(1), max_nodes, "rendered layout")
     col = {name: i for i, name in enumerate(styles)}
     wanted = frozenset(attributes)
     attr_lists: list[list[int]] = nodes.get("attributes", [])
@@ -400,12 +432,16 @@ def from_snapshot(
 
     box: dict[int, tuple[list[float], list[int]]] = {}
     for k, ni in enumerate(layout["nodeIndex"]):
+        if not k % CHECK_EVERY:
+            check()  # the page's deadline
         box.setdefault(ni, (layout["bounds"][k], layout["styles"][k]))
 
     made: dict[int, LNode] = {}
     counts: dict[int, dict[str, int]] = {}  # XPath step counts per parent (blank texts too)
     root: LNode | None = None
     for i, kind in enumerate(types):
+        if not i % CHECK_EVERY:
+            check()  # the page's deadline
         p = parents[i]
         parent = made.get(p)
         if kind == 1:
