@@ -525,6 +525,8 @@ def crawl_worker(spec: dict[str, Any]) -> dict[str, Any]:
         "ADDONS": {"scrapy_boilerplate.Addon": 0},
         "ITEM_PIPELINES": {CountPipeline: 1000},
         "BOILERPLATE_EXTRACTOR": "justext" if extractor == "entity" else extractor,
+        # Request meta may name only methods the settings declare (docs/security.md).
+        "BOILERPLATE_META_EXTRACTORS": [SLEEPY],
         "BOILERPLATE_EXECUTION": mode,
         "BOILERPLATE_MAX_BODY_SIZE": spec["max_body_size"],
         "BOILERPLATE_TIMEOUT": spec["extraction_timeout"],

@@ -254,3 +254,30 @@ async def test_a_crawl_keeps_every_item_of_a_hostile_meta(marking_module):
     assert counts["errors/InvalidParameter"] == len(hostile) - 1
     assert counts["errors/ZeroDivisionError"] == 1
     assert not marking_module.exists()
+
+
+def test_meta_may_name_a_method_the_settings_declare(tmp_path, monkeypatch):
+    # BOILERPLATE_META_EXTRACTORS: the project owner lists import paths; they are imported at
+    # start, and meta may then name them (and still nothing else).
+    from scrapy_boilerplate.scrapy.config import Config
+
+    module = tmp_path / "declared_method.py"
+    module.write_text(
+        "from scrapy_boilerplate import Extractor, Extraction\n"
+        "class Declared(Extractor):\n"
+        "    name = 'declared'\n"
+        "    def extract(self, doc, params):\n"
+        "        return Extraction.from_blocks([], self.name, params)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        config = Config.from_settings(
+            Settings({"BOILERPLATE_META_EXTRACTORS": '["declared_method:Declared"]'})
+        )
+        assert config.meta_extractors == ("declared_method:Declared",)
+        meta = {"boilerplate": {"extractor": "declared_method:Declared"}}
+        assert config.for_request(meta)[0] == "declared_method:Declared"
+        with pytest.raises(InvalidParameter):
+            config.for_request({"boilerplate": {"extractor": "declared_method:Other"}})
+    finally:
+        registry.unregister("declared_method:Declared")

@@ -118,7 +118,7 @@ def test_vips_render_reasons_are_members():
     render.py maps to a member (also covered by the scan; this one names them)."""
     source = (SRC / "extractors" / "vips" / "render.py").read_text("utf-8")
     found = {v for _, v in reason_literals(source)}
-    assert found == {"render-timeout", "render-no-browser", "render-crash"}
+    assert found == {"render-timeout", "render-no-browser", "render-crash", "render-no-sandbox"}
     assert all(Reason.of(v) is not None for v in found)
 
 

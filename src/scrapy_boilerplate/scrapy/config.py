@@ -99,6 +99,9 @@ BOILERPLATE_ENTITY_MAX_PREDICATES = 500_000
 #: Files (saved VIPS layouts, Web2Text models) a request's ``meta["boilerplate"]["params"]``
 #: may name; any other path from meta is refused (reason ``invalid-meta``). Empty: none.
 BOILERPLATE_META_FILES: list[str] = []
+#: Methods a request's ``meta["boilerplate"]["extractor"]`` may name besides the registered
+#: ones, as import paths ``"package.module:Class"``: imported at start, from the settings.
+BOILERPLATE_META_EXTRACTORS: list[str] = []
 
 # The browser VIPS renders pages in (``layout="rendered"``; docs/security/browser.md).
 #: Where Chromium cannot start with its sandbox (as root, or in a container without user
@@ -266,6 +269,7 @@ class Config:
     gc_freeze: bool = BOILERPLATE_GC_FREEZE
     entities: EntityConfig = field(default_factory=EntityConfig)
     meta_files: frozenset[str] = frozenset()
+    meta_extractors: tuple[str, ...] = ()
     browser_sandbox: str | None = BOILERPLATE_BROWSER_SANDBOX
 
     @classmethod
@@ -362,6 +366,10 @@ class Config:
             memory_trim=memory_trim,
             entities=EntityConfig.from_settings(settings),
             meta_files=_meta_files(settings.get("BOILERPLATE_META_FILES")),
+            meta_extractors=tuple(
+                resolve_extractor(str(path).strip(), "BOILERPLATE_META_EXTRACTORS")
+                for path in _class_list(settings.get("BOILERPLATE_META_EXTRACTORS"))
+            ),
             browser_sandbox=browser_sandbox(settings),
         )
 
@@ -413,15 +421,17 @@ class Config:
 
 def registered_extractor(name: Any) -> str:
     """``name`` from a request's meta when it is a registered method (built-in, entry
-    point, :func:`~scrapy_boilerplate.core.registry.register`, or the import path
-    ``BOILERPLATE_EXTRACTOR`` resolved): meta never imports anything."""
+    point, :func:`~scrapy_boilerplate.core.registry.register`, or an import path that
+    ``BOILERPLATE_EXTRACTOR`` or ``BOILERPLATE_META_EXTRACTORS`` resolved at start): meta
+    never imports anything."""
     available = registry.available()
     if isinstance(name, str) and name in available:
         return name
     shown = repr(name) if isinstance(name, str) and len(name) <= 80 else type(name).__name__
     raise InvalidParameter(
         f"meta['boilerplate']['extractor'] got {shown}: not a registered method; allowed: "
-        f"{', '.join(available)} (an import path goes in BOILERPLATE_EXTRACTOR, never in meta)",
+        f"{', '.join(available)} (import paths go in BOILERPLATE_EXTRACTOR or "
+        f"BOILERPLATE_META_EXTRACTORS, never in meta)",
         "extractor",
     )
 
