@@ -900,35 +900,35 @@ class WalkRecorder(Protocol):
 
     The walk enters every element that is not removed, in document order; a removed
     element is started and ended at once (its subtree is not entered). For each element:
-    :meth:`start`, then (unless removed) :meth:`text` with its ``.text``, the events of its
-    subtree, :meth:`end`, and :meth:`tail` with its ``.tail``; a comment or processing
-    instruction gets :meth:`tail` alone. Each block the walk closes gets :meth:`block`.
+    :meth:`start` (with its ``.text``), the events of its subtree, and :meth:`end` (with
+    its ``.tail``); a comment or processing instruction gets :meth:`tail`. Each block the
+    walk closes gets :meth:`block`.
 
     The compiled walk (``_speedups.justext_segment``) calls a compiled recorder instead:
     a subclass of ``_speedups.WalkRecorder`` (declared in ``core/_speedups.pxd``), the twin
-    of this one, which :meth:`compiled_recorder` gives; it is given each element's place in
-    the tree (an ordinal, see ``_speedups.NodeElements``) where this one is given the
-    element, and None for a ``.text`` / ``.tail`` that is blank unless it asks for those.
+    of this one, which :meth:`compiled_recorder` gives. It is called with the same events,
+    each text in a call of its own, and given each element's place in the tree (an
+    ordinal, see ``_speedups.NodeElements``) where this one is given the element; it gets
+    None for a blank ``.text`` / ``.tail`` unless it asks for those (``blank_text``).
     """
 
-    def start(self, el: Any, raw: str, tag: str, position: int, removed: bool) -> int:
+    def start(
+        self, el: Any, raw: str, tag: str, position: int, removed: bool, text: Any, has_text: Any
+    ) -> int:
         """Element ``el`` starts (``raw``: its ``.tag``; ``tag``: its lower-case local name;
-        ``position``: 1-based among its parent's children of that tag; ``removed``: its
-        subtree is skipped, its :meth:`end` comes next). Returns the recorder's mark for it,
-        given back to :meth:`block` for the blocks whose element it is."""
+        ``position``: 1-based among its parent's children of that tag; ``text``: its
+        ``.text``, ``has_text`` true where that is not blank; ``removed``: its subtree is
+        skipped, its :meth:`end` comes next, ``text`` is None). Returns the recorder's mark
+        for it, given back to :meth:`block` for the blocks whose element it is."""
         ...
 
-    def text(self, el: Any, text: str | None, has_text: bool) -> None:
-        """The ``.text`` of the element that started (``has_text``: not blank)."""
+    def end(self, el: Any, tail: Any, has_text: Any) -> None:
+        """The open element, ``el``, ends; ``tail``: its ``.tail`` (``has_text`` true where
+        that is not blank)."""
         ...
 
-    def end(self) -> None:
-        """The open element ends."""
-        ...
-
-    def tail(self, el: Any, tail: str | None, has_text: bool) -> None:
-        """The ``.tail`` of ``el``: the element that just ended, or a comment or processing
-        instruction."""
+    def tail(self, el: Any, tail: Any, has_text: Any) -> None:
+        """The ``.tail`` of ``el``, a comment or processing instruction."""
         ...
 
     def block(self, mark: int) -> None:
@@ -984,7 +984,7 @@ def justext_segment(
     pending_ws: str | None = None  # reference cleaning: whitespace before an unwrapped tag
     record = recorder is not None
     if recorder is not None:
-        r_start, r_text, r_end = recorder.start, recorder.text, recorder.end
+        r_start, r_end = recorder.start, recorder.end
         r_tail, r_block = recorder.tail, recorder.block
     mark = -1  # the recorder's mark for the element that starts
 
@@ -1047,14 +1047,13 @@ def justext_segment(
             position = counts[tag] = counts.get(tag, 0) + 1
             if el in removed:
                 if record:
-                    r_start(el, raw, tag, position, True)
+                    r_start(el, raw, tag, position, True, None, False)
                 walker.skip_subtree()
                 continue
             text = el.text
             has_text = text and not text.isspace()
             if record:
-                mark = r_start(el, raw, tag, position, False)
-                r_text(el, text, has_text)
+                mark = r_start(el, raw, tag, position, False, text, has_text)
             if tag in unwrapped:
                 # The reference's Cleaner unwraps the tag: its text joins the text slot
                 # before it, whitespace included.
@@ -1094,9 +1093,11 @@ def justext_segment(
             continue
         tail = el.tail  # comments, PIs and removed elements: only the tail is text
         text_tail = tail and not tail.isspace()
-        if record:
-            if event == "end":
-                r_end()
+        if not record:
+            pass
+        elif event == "end":
+            r_end(el, tail, text_tail)
+        else:
             r_tail(el, tail, text_tail)
         if event == "end" and path is not None and path.element is el:  # not a removed one
             tag = path.tag

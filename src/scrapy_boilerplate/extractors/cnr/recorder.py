@@ -112,16 +112,23 @@ class CNRNodes:
         return module.NodeRecorder(self) if module is not None else None
 
     # -- the walk's calls (document.WalkRecorder) ---------------------------------------------
-    def start(self, el: Any, raw: str, tag: str, position: int, removed: bool) -> int:
-        """Element ``el`` starts: a node unless below a nonContentNode; its node, or its
-        closest ancestor's, is the mark of the blocks it holds."""
+    def start(
+        self, el: Any, raw: str, tag: str, position: int, removed: bool, text: Any, has_text: Any
+    ) -> int:
+        """Element ``el`` starts: a node unless below a nonContentNode, and its ``.text`` a
+        text node or a link's characters; its node, or its closest ancestor's, is the mark
+        of the blocks it holds."""
         if self._hidden:
             self._hidden += 1
             return self._cur
         if self._in_link:  # inside a link: no nodes, only its characters are counted
             self._in_link += 1
-            if not removed and raw in self.skip_tags:
+            if removed:
+                pass
+            elif raw in self.skip_tags:
                 self._hidden = 1
+            elif text:
+                self._chunks.append(text)
             return self._cur
         parent = self.parent
         if removed:  # a nonContentNode
@@ -136,52 +143,51 @@ class CNRNodes:
         self.positions.append(position)
         if raw in self.menu_tags:
             self.menu.append(cur)
-        if not removed and raw in self.skip_tags:
+        if removed:
+            pass
+        elif raw in self.skip_tags:
             self.skipped.append(cur)
             if raw == "a":
                 self._in_link = 1
                 self.link_ids.append(cur)
-                self._chunks = []
+                self._chunks = [text] if text else []
             else:
                 self._hidden = 1
+        elif has_text:
+            self._text_node(el, text)
         return cur
 
-    def text(self, el: Any, text: str | None, has_text: bool) -> None:
-        """The started element's ``.text``: a text node, or a link's characters."""
-        if self._hidden:
-            return
-        if self._in_link:
-            if text:
-                self._chunks.append(text)
-            return
-        if has_text:
-            self._text_node(el, text)
-
-    def end(self) -> None:
-        """The open element ends (a link's text is complete when the link ends)."""
+    def end(self, el: Any, tail: Any, has_text: Any) -> None:
+        """Element ``el`` ends (a link's text is complete when the link ends), and its
+        ``.tail`` is a text node or a link's characters."""
         if self._hidden > 1:  # an element below a nonContentNode ended
             self._hidden -= 1
             return
         self._hidden = 0  # (when the nonContentNode itself ended)
-        if self._in_link > 1:  # an element inside a link ended
+        if self._in_link > 1:  # an element inside a link ended: its tail is link text
             self._in_link -= 1
+            if tail:
+                self._chunks.append(tail)
             return
         if self._in_link:  # the link ends
             self._in_link = 0
             self.link_texts.append("".join(self._chunks))
         cur = self._cur
-        self.ends[cur] = len(self.parent)
-        self._cur = self.parent[cur]
+        parent = self.parent
+        self.ends[cur] = len(parent)
+        cur = self._cur = parent[cur]
+        if has_text and cur >= 0:  # the root's tail is outside the tree
+            self._text_node(el, tail)
 
-    def tail(self, el: Any, tail: str | None, has_text: bool) -> None:
-        """A ``.tail``: a text node, or a link's characters."""
+    def tail(self, el: Any, tail: Any, has_text: Any) -> None:
+        """The ``.tail`` of a comment or processing instruction: a text node, or a link's
+        characters."""
         if self._hidden:  # (below a nonContentNode: nothing)
             return
         if self._in_link:
             if tail:
                 self._chunks.append(tail)
-            return
-        if has_text and self._cur >= 0:  # the root's tail is outside the tree
+        elif has_text:
             self._text_node(el, tail)
 
     def block(self, mark: int) -> None:
