@@ -348,6 +348,65 @@ def test_refused_tree_is_walked_again_in_python(monkeypatch: pytest.MonkeyPatch)
         assert getattr(nodes, name) == getattr(expected_nodes, name), name
 
 
+class _Events:
+    """A walk recorder without a compiled twin (``document.WalkRecorder``): it logs the
+    calls, and marks each element by its place in the log."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+        self.marked: dict[int, Any] = {}
+
+    def start(self, el: Any, raw: str, tag: str, position: int, removed: bool, text: Any,
+              has_text: Any) -> int:  # fmt: skip
+        self.events.append(("start", el, removed, text))
+        self.marked[len(self.events)] = el
+        return len(self.events)
+
+    def end(self, el: Any, tail: Any, has_text: Any) -> None:
+        self.events.append(("end", el, tail))
+
+    def tail(self, el: Any, tail: Any, has_text: Any) -> None:
+        self.events.append(("tail", el, tail))
+
+    def block(self, mark: int) -> None:
+        self.events.append(("block", mark))
+
+    def reset(self) -> None:
+        self.events.clear()
+        self.marked.clear()
+
+    def compiled_recorder(self) -> None:
+        return None
+
+
+def test_a_recorder_without_a_compiled_twin_is_called_by_the_python_walk() -> None:
+    """The compiled walk refuses a recorder that has no compiled twin, so the twin runs the
+    Python walk, which calls it: every element started is ended, in document order, and
+    each block's mark is its element's (the root's, -1, where it has none)."""
+    doc = parse(EDGE_CASES["removed subtrees before nodes"])
+    with pytest.raises(_speedups.Unsupported):
+        _speedups.justext_segment(doc.root, doc.removed, frozenset(), _Events())
+    events = _Events()
+    blocks = justext_segment(doc.root, doc.removed, recorder=events)
+    assert _block_fields(blocks) == _block_fields(_python_walk(doc.root, doc.removed))
+    open_elements = []
+    started = []
+    for event in events.events:
+        if event[0] == "start":
+            open_elements.append(event[1])
+            started.append(event[1])
+        elif event[0] == "end":
+            assert open_elements.pop() is event[1]
+    assert open_elements == []
+    walked = [el for el in doc.root.iter() if isinstance(el.tag, str)]
+    assert started == [el for el in walked if not any(a in doc.removed for a in el.iterancestors())]
+    assert any(removed for _, _, removed, _ in (e for e in events.events if e[0] == "start"))
+    marks = [e[1] for e in events.events if e[0] == "block"]
+    assert len(marks) == len(blocks)
+    for block, mark in zip(blocks, marks, strict=True):
+        assert (doc.root if mark == -1 else events.marked[mark]) is block.element
+
+
 def _with_surrogate() -> str:
     """A page the compiled ``utf8`` refuses (a lone surrogate, as text decoded with
     surrogateescape holds), so that a twin's fallback runs inside a whole extraction."""
