@@ -11,6 +11,7 @@ from scrapy_boilerplate.core.document import xpath_step
 
 #: CNR's compiled module (``_speedups.pyx`` here), where it is built.
 COMPILED = "scrapy_boilerplate.extractors.cnr._speedups"
+_module = _compiled.load(COMPILED)
 
 
 class CNRNodes:
@@ -108,8 +109,7 @@ class CNRNodes:
 
     def compiled_recorder(self) -> Any:
         """The compiled twin recording into this record, or None where it is not built."""
-        module = _compiled.load(COMPILED)
-        return module.NodeRecorder(self) if module is not None else None
+        return _module.NodeRecorder(self) if _module is not None else None
 
     # -- the walk's calls (document.WalkRecorder) ---------------------------------------------
     def start(
