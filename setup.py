@@ -1,13 +1,18 @@
-"""Build hook for the optional compiled walk (``scrapy_boilerplate.core._speedups``).
+"""Build hook for the optional compiled steps: the core's walk
+(``scrapy_boilerplate.core._speedups``) and a method's own (``extractors/cnr/_speedups``,
+which cimports the core's ``_speedups.pxd``).
 
-Everything else is in pyproject.toml. The extension is Cython over lxml's public C API
-(its headers ship in lxml's wheels). It is optional: where it cannot be compiled (no C
-compiler, say), the install goes on with a warning and the package uses its pure-Python
-walk, which gives the same results, slower (docs/document.md).
+Everything else is in pyproject.toml. The extensions are Cython over lxml's public C API
+(its headers ship in lxml's wheels). They are optional: where they cannot be compiled (no
+C compiler, say), the install goes on with a warning and the package uses its pure-Python
+steps, which give the same results, slower (docs/document.md).
 """
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+
+#: The packages with a compiled ``_speedups`` module (the core's first: the others need it).
+COMPILED = ("core", "extractors.cnr")
 
 
 class OptionalBuildExt(build_ext):
@@ -27,8 +32,8 @@ class OptionalBuildExt(build_ext):
 
     def _skipped(self, exc: Exception) -> None:
         self.warn(
-            f"scrapy_boilerplate.core._speedups was not built ({exc}); "
-            "the pure-Python walk will be used (same results, slower)"
+            f"a compiled module of scrapy_boilerplate was not built ({exc}); "
+            "its pure-Python steps will be used (same results, slower)"
         )
 
 
@@ -41,12 +46,14 @@ else:
     ext_modules = cythonize(
         [
             Extension(
-                "scrapy_boilerplate.core._speedups",
-                ["src/scrapy_boilerplate/core/_speedups.pyx"],
+                f"scrapy_boilerplate.{name}._speedups",
+                [f"src/scrapy_boilerplate/{name.replace('.', '/')}/_speedups.pyx"],
                 include_dirs=lxml.get_include(),
                 optional=True,
             )
+            for name in COMPILED
         ],
+        include_path=["src"],  # a method's module cimports the core's (core/_speedups.pxd)
         language_level=3,
         quiet=True,
     )

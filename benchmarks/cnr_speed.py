@@ -25,9 +25,9 @@ step's fastest of ``--repeat`` runs, each run on a fresh parse; the median over 
   each page, so a host that slows down slows both); times 1.6 ms, it says what a machine
   where lxml parses these pages in the issue's 1.6 ms would see, the speeds scaling alike.
 
-Both with the compiled steps (``scrapy_boilerplate.core._speedups``: the cleaning, the walk,
-CNR's tree and labels, the blocks) and with the pure-Python ones (``_compiled.ENABLED =
-False``), in the same process. Single-threaded. Exit 2 when
+Both with the compiled steps (``core._speedups``: the cleaning, the walk, the blocks;
+``extractors.cnr._speedups``: CNR's recorder, tree and labels) and with the pure-Python
+ones (``_compiled.ENABLED = False``), in the same process. Single-threaded. Exit 2 when
 the dataset is missing.
 """
 
@@ -48,8 +48,9 @@ from harness.output import add_out, write_reports
 from scrapy_boilerplate import extract
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core import document, registry
-from scrapy_boilerplate.core.document import CNRNodes, justext_segment, parse
+from scrapy_boilerplate.core.document import justext_segment, parse
 from scrapy_boilerplate.extractors.cnr import algorithm as cnr
+from scrapy_boilerplate.extractors.cnr.recorder import CNRNodes
 
 STEPS = ("parse", "cleaning", "walk", "Algorithm 1", "detection and result", "freeing")
 REFERENCES = ("lxml alone", "lxml.html from str")
@@ -80,7 +81,7 @@ def time_page(html: str, repeat: int) -> dict[str, float]:
         removed = doc.removed
         t2 = clock()
         nodes = CNRNodes(cnr.NON_CONTENT_TAGS, cnr.MENU_TAGS)
-        blocks = justext_segment(doc.root, removed, nodes=nodes)
+        blocks = justext_segment(doc.root, removed, recorder=nodes)
         t3 = clock()
         tree = cnr._tree(nodes)
         t4 = clock()

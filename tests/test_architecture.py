@@ -10,6 +10,7 @@ Scrapy.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,10 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"core", "extractors", "entities", "scrapy", ""},
     "": {"core", "scrapy", "entities", "cli"},  # __init__ (lazy names), __main__
 }
+#: Methods the core knows nothing of: what they record on the core's walk, and their
+#: compiled steps, live in their package (extractors/<method>/), which the walk calls
+#: through its generic recorder protocol (document.WalkRecorder, _speedups.pxd).
+UNKNOWN_TO_THE_CORE = ("cnr",)
 #: Third-party packages of the Scrapy stack, out of bounds below the glue.
 SCRAPY_STACK = {"scrapy", "twisted", "itemadapter", "scrapy_playwright", "scrapy_redis"}
 
@@ -136,6 +141,58 @@ def _private_imports(path: Path) -> list[str]:
 @pytest.mark.parametrize("path", _package_files(), ids=lambda p: _module_name(p))
 def test_no_module_imports_another_modules_private_names(path: Path) -> None:
     assert not _private_imports(path)
+
+
+def _core_sources() -> list[Path]:
+    core = PACKAGE / "core"
+    return sorted(p for ext in ("py", "pyi", "pyx", "pxd") for p in core.glob(f"*.{ext}"))
+
+
+def _names_of(path: Path) -> list[str]:
+    """The identifiers of a core source: a Python module's names (variables, functions,
+    classes, attributes, arguments, imports); every word of a Cython source (its comments
+    and docstrings included)."""
+    text = path.read_text("utf-8")
+    if path.suffix not in (".py", ".pyi"):
+        return re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)
+    names = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Name):
+            names.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.append(node.attr)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, ast.arg):
+            names.append(node.arg)
+        elif isinstance(node, ast.alias):
+            names += [node.name, node.asname or ""]
+        elif isinstance(node, ast.keyword) and node.arg:
+            names.append(node.arg)
+    return names
+
+
+@pytest.mark.parametrize("path", _core_sources(), ids=lambda p: p.name)
+def test_the_core_names_no_method_it_serves(path: Path) -> None:
+    """The core's walk records nothing for a method: no identifier of the core names one
+    (the registry names every method in strings: its lazy import paths)."""
+    found = sorted({n for n in _names_of(path) for m in UNKNOWN_TO_THE_CORE if m in n.lower()})
+    assert not found, f"core/{path.name} names {', '.join(found)}"
+
+
+def test_the_check_sees_a_method_in_the_core() -> None:
+    stray = PACKAGE / "core" / "_method_probe.py"
+    stray.write_text('"""Docstrings may cite CNR."""\n\ndef walk(cnr_nodes=None):\n    pass\n')
+    pyx = PACKAGE / "core" / "_method_probe.pyx"
+    pyx.write_text("cdef int _F_SKIP = 32  # CNR's nonContentNode tags\n")
+    try:
+        with pytest.raises(AssertionError, match="names cnr_nodes"):
+            test_the_core_names_no_method_it_serves(stray)
+        with pytest.raises(AssertionError, match="names CNR"):
+            test_the_core_names_no_method_it_serves(pyx)
+    finally:
+        stray.unlink()
+        pyx.unlink()
 
 
 def test_the_check_sees_a_wrong_import(tmp_path: Path) -> None:

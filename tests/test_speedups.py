@@ -1,16 +1,19 @@
-"""The compiled walk (``scrapy_boilerplate.core._speedups``) against the Python one it replaces.
+"""The compiled steps (``scrapy_boilerplate.core._speedups`` and CNR's
+``extractors.cnr._speedups``) against the Python ones they replace.
 
-``document.justext_segment.python`` is the reference: jusText's segmentation, and CNR's nodes
-recorded on the same walk. The compiled walk must give exactly the same blocks (every
+``document.justext_segment.python`` is the reference: jusText's segmentation, with a
+recorder called on the same walk (CNR's nodes, ``recorder.CNRNodes``, whose compiled twin
+the compiled walk calls). The compiled walk must give exactly the same blocks (every
 field, the very same elements) and the same :class:`CNRNodes`, in each of the three ways
 the package walks a page: default cleaning, jusText 3.0.2's cleaning (unwrapped tags), and
-with CNR's nodes recorded. Where the module is not built, these tests skip, unless
+with CNR's nodes recorded. Where the modules are not built, these tests skip, unless
 ``BOILERPLATE_REQUIRE_SPEEDUPS=1`` (set by .ci/run), where they fail.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -28,32 +31,35 @@ from scrapy_boilerplate.core import document
 from scrapy_boilerplate.core.document import (
     JUSTEXT_REFERENCE_REMOVED,
     JUSTEXT_REFERENCE_UNWRAPPED,
-    CNRNodes,
     justext_segment,
 )
 from scrapy_boilerplate.core.errors import InvalidParameter
 from scrapy_boilerplate.core.result import blocks_from_segments
 from scrapy_boilerplate.extractors.cnr import MENU_TAGS, NON_CONTENT_TAGS
 from scrapy_boilerplate.extractors.cnr import algorithm as cnr
+from scrapy_boilerplate.extractors.cnr.recorder import CNRNodes
 from test_properties import pages as generated_pages
 
 try:
     from scrapy_boilerplate.core import _speedups
+    from scrapy_boilerplate.extractors.cnr import _speedups as _cnr_speedups
 except ImportError:  # pragma: no cover - depends on the build
-    _speedups = None
+    _speedups = _cnr_speedups = None
     if os.environ.get("BOILERPLATE_REQUIRE_SPEEDUPS") == "1":
         raise
-    pytestmark = pytest.mark.skip(reason="scrapy_boilerplate.core._speedups is not built")
+    pytestmark = pytest.mark.skip(reason="the compiled modules are not built")
 
 PAGES = Path(__file__).parent / "pages"
 #: The reference walk, in Python.
 _python_walk = justext_segment.python
 #: What both walks record (the two tag sets are their input; only the compiled walk
-#: counts characters, which CNR's tree must then get the same: see _tree_arrays).
+#: counts characters, which CNR's tree must then get the same: see _tree_arrays; the
+#: recorder's own state during the walk is private).
 NODE_FIELDS = tuple(
     f
     for f in CNRNodes.__slots__
     if f not in ("skip_tags", "menu_tags", "text_counts", "link_counts", "index")
+    and not f.startswith("_")
 )
 
 
@@ -162,8 +168,8 @@ def test_edge_cases(name: str) -> None:
 
 def _both_records(doc: document.Document) -> tuple[CNRNodes, CNRNodes]:
     python, compiled = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS), CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
-    _python_walk(doc.root, doc.removed, nodes=python)
-    _speedups.justext_segment(doc.root, doc.removed, nodes=compiled)
+    _python_walk(doc.root, doc.removed, recorder=python)
+    _speedups.justext_segment(doc.root, doc.removed, recorder=compiled)
     return python, compiled
 
 
@@ -245,11 +251,11 @@ def test_element_xpath_equals_python() -> None:
         for el in root.iter():
             if not isinstance(el.tag, str):
                 continue
-            assert _speedups.element_xpath(el) == cnr._element_xpath.python(el), el.tag
+            assert _cnr_speedups.element_xpath(el) == cnr._element_xpath.python(el), el.tag
             checked += 1
     assert checked > 300
     with pytest.raises(_speedups.Unsupported):
-        _speedups.element_xpath(etree.Comment("c"))
+        _cnr_speedups.element_xpath(etree.Comment("c"))
 
 
 def test_tree_xpaths_from_the_record() -> None:
@@ -276,7 +282,7 @@ def test_tree_xpaths_from_the_record() -> None:
     doc = parse("<body><div><p>a</p><p>b</p></div></body>")
     div = doc.root.find(".//div")
     nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
-    _speedups.justext_segment(div, doc.removed, nodes=nodes)
+    _speedups.justext_segment(div, doc.removed, recorder=nodes)
     tree = cnr._tree(nodes)
     assert tree.xpath(0) == "/html[1]/body[1]/div[1]"
     assert tree.xpath(len(tree) - 2) == "/html[1]/body[1]/div[1]/p[2]"
@@ -323,8 +329,8 @@ def test_refused_tree_is_walked_again_in_python(monkeypatch: pytest.MonkeyPatch)
 
     walk = _speedups.justext_segment
 
-    def gives_up(root, removed, unwrapped, nodes):
-        walk(root, removed, unwrapped, nodes)  # records everything
+    def gives_up(root, removed, unwrapped, recorder):
+        walk(root, removed, unwrapped, recorder)  # records everything
         raise _speedups.Unsupported("test")
 
     # a twin looks its compiled step up once, when declared: declare it again
@@ -340,6 +346,65 @@ def test_refused_tree_is_walked_again_in_python(monkeypatch: pytest.MonkeyPatch)
     assert _block_fields(blocks) == _block_fields(expected)
     for name in NODE_FIELDS:
         assert getattr(nodes, name) == getattr(expected_nodes, name), name
+
+
+class _Events:
+    """A walk recorder without a compiled twin (``document.WalkRecorder``): it logs the
+    calls, and marks each element by its place in the log."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+        self.marked: dict[int, Any] = {}
+
+    def start(self, el: Any, raw: str, tag: str, position: int, removed: bool, text: Any,
+              has_text: Any) -> int:  # fmt: skip
+        self.events.append(("start", el, removed, text))
+        self.marked[len(self.events)] = el
+        return len(self.events)
+
+    def end(self, el: Any, tail: Any, has_text: Any) -> None:
+        self.events.append(("end", el, tail))
+
+    def tail(self, el: Any, tail: Any, has_text: Any) -> None:
+        self.events.append(("tail", el, tail))
+
+    def block(self, mark: int) -> None:
+        self.events.append(("block", mark))
+
+    def reset(self) -> None:
+        self.events.clear()
+        self.marked.clear()
+
+    def compiled_recorder(self) -> None:
+        return None
+
+
+def test_a_recorder_without_a_compiled_twin_is_called_by_the_python_walk() -> None:
+    """The compiled walk refuses a recorder that has no compiled twin, so the twin runs the
+    Python walk, which calls it: every element started is ended, in document order, and
+    each block's mark is its element's (the root's, -1, where it has none)."""
+    doc = parse(EDGE_CASES["removed subtrees before nodes"])
+    with pytest.raises(_speedups.Unsupported):
+        _speedups.justext_segment(doc.root, doc.removed, frozenset(), _Events())
+    events = _Events()
+    blocks = justext_segment(doc.root, doc.removed, recorder=events)
+    assert _block_fields(blocks) == _block_fields(_python_walk(doc.root, doc.removed))
+    open_elements = []
+    started = []
+    for event in events.events:
+        if event[0] == "start":
+            open_elements.append(event[1])
+            started.append(event[1])
+        elif event[0] == "end":
+            assert open_elements.pop() is event[1]
+    assert open_elements == []
+    walked = [el for el in doc.root.iter() if isinstance(el.tag, str)]
+    assert started == [el for el in walked if not any(a in doc.removed for a in el.iterancestors())]
+    assert any(removed for _, _, removed, _ in (e for e in events.events if e[0] == "start"))
+    marks = [e[1] for e in events.events if e[0] == "block"]
+    assert len(marks) == len(blocks)
+    for block, mark in zip(blocks, marks, strict=True):
+        assert (doc.root if mark == -1 else events.marked[mark]) is block.element
 
 
 def _with_surrogate() -> str:
@@ -407,9 +472,13 @@ def _references_run(page: str, method: str) -> set[str]:
 def test_disabled_runs_every_reference() -> None:
     """The switch reaches every twin (else the test above would compare the compiled steps
     with themselves), and the fallback runs where a compiled step refuses its input."""
-    assert all(t.compiled is getattr(_speedups, t.compiled_name) for t in TWINS)
-    steps = {"utf8", "markup_counts", "find_removed", "justext_segment", "cnr_tree_arrays",
-             "cnr_label", "blocks_from_segments"}  # fmt: skip
+    assert all(
+        t.compiled is getattr(importlib.import_module(t.compiled_module), t.compiled_name)
+        for t in TWINS
+    )
+    assert {t.compiled_module for t in TWINS} == {_speedups.__name__, _cnr_speedups.__name__}
+    steps = {"utf8", "markup_counts", "find_removed", "justext_segment", "tree_arrays",
+             "label_blocks", "blocks_from_segments"}  # fmt: skip
     assert _references_run("news_article", "cnr") == set()
     with _compiled.disabled():
         assert _references_run("news_article", "cnr") >= steps
@@ -589,7 +658,7 @@ def test_result_blocks_equal_python() -> None:
 
 
 # CNR's Algorithm 1 values, detection, menus and block labels (cnr._tree_arrays and
-# cnr.label_blocks are the references of _speedups.cnr_tree_arrays and cnr_label).
+# cnr.label_blocks are the references of CNR's _speedups.tree_arrays and label_blocks).
 
 LABEL_PARAMS = (
     {},
@@ -611,7 +680,7 @@ def _labels_both_ways(tree: cnr.CNRTree, block_nodes: list[int], overrides: dict
 
 
 def test_node_kinds_match() -> None:
-    assert _speedups.NODE_KINDS == (cnr.ELEMENT, cnr.TEXT, cnr.TAIL, cnr.NON_CONTENT)
+    assert _cnr_speedups.NODE_KINDS == (cnr.ELEMENT, cnr.TEXT, cnr.TAIL, cnr.NON_CONTENT)
 
 
 @pytest.mark.parametrize("path", sorted(PAGES.glob("*.html")), ids=lambda p: p.stem)
@@ -690,7 +759,7 @@ def test_cnr_label_falls_back_on_what_it_does_not_handle(monkeypatch: pytest.Mon
     tree, _, block_nodes = cnr.tree_and_blocks(doc)
     params = cnr.CNRExtractor().validate({})
     with pytest.raises(_speedups.Unsupported):
-        _speedups.cnr_label(
+        _cnr_speedups.label_blocks(
             [0, *tree.parent[1:]], tree.end, tree.kind, tree.chars, tree.weight,
             tree.text_length, tree.cnr, tree.links, tree.link_chars, [], list(block_nodes),
             "above_mean", 10, 0.1, "elements", 0, 1, 1, True, 0.4, 25.0, 3,
@@ -698,7 +767,7 @@ def test_cnr_label_falls_back_on_what_it_does_not_handle(monkeypatch: pytest.Mon
     with pytest.raises(_speedups.Unsupported):  # a record of the Python walk: no counts
         nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
         _python_walk(doc.root, doc.removed, frozenset(), nodes)
-        _speedups.cnr_tree_arrays(nodes)
+        _cnr_speedups.tree_arrays(nodes)
     monkeypatch.setitem(params, "selection", "unknown")  # (validate() would refuse it)
     with pytest.raises(_speedups.Unsupported):
         cnr.label_blocks.compiled(*cnr._cnr_label_arguments(tree, block_nodes, params))

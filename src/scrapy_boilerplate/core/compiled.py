@@ -9,16 +9,18 @@ The reference declares its twin with :func:`twin`::
 ``find_removed`` is then a dispatcher: it runs ``_speedups.find_removed`` where the module
 is built and :data:`ENABLED` is True, and the reference (``find_removed.python``) where it
 is not, or where the compiled step raises :data:`Unsupported` on this input (a tree it was
-not written for). The twins: ``justext_segment``, ``find_removed`` and ``count_elements``
-(core/document.py), ``utf8``, ``markup_counts`` and ``many_attributes`` (``parse``'s
-checks), ``blocks_from_segments`` (core/result.py), ``cnr_tree_arrays``, ``cnr_label`` and
-``element_xpath`` (extractors/cnr). ``ENABLED = False``, or ``with disabled():``, turns
-every twin off at once (the tests and ``benchmarks/cnr_speed.py`` compare the two ways).
+not written for). The core's twins (in ``core/_speedups.pyx``): ``justext_segment``,
+``find_removed`` and ``count_elements`` (core/document.py), ``utf8``, ``markup_counts`` and
+``many_attributes`` (``parse``'s checks), ``blocks_from_segments`` (core/result.py). A
+method's own compiled steps are in its package's compiled module (``module=`` names it),
+built the same way. ``ENABLED = False``, or ``with disabled():``, turns every twin off at
+once (the tests and the speed benchmarks compare the two ways).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ParamSpec, Protocol, TypeVar, cast
@@ -39,6 +41,9 @@ class _NeverRaised(Exception):
 #: Raised by a compiled step on input its Python function must handle instead.
 Unsupported: type[Exception] = _speedups.Unsupported if _speedups is not None else _NeverRaised
 
+#: The core's compiled module.
+CORE_MODULE = "scrapy_boilerplate.core._speedups"
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -48,8 +53,10 @@ class Twin(Protocol[P, R]):
 
     #: The Python function: the reference, and the fallback.
     python: Callable[P, R]
-    #: The compiled step's name in ``_speedups``.
+    #: The compiled step's name in its module.
     compiled_name: str
+    #: The compiled step's module (full name): the core's ``_speedups``, or a method's.
+    compiled_module: str
     #: The compiled step, or None where the module is not built or lacks it.
     compiled: Callable[..., Any] | None
     #: What runs before the fallback when the compiled step raises :data:`Unsupported`.
@@ -61,6 +68,17 @@ class Twin(Protocol[P, R]):
 def built() -> bool:
     """Whether the compiled module is built (whatever :data:`ENABLED` says)."""
     return _speedups is not None
+
+
+def load(module: str) -> Any:
+    """The compiled module ``module`` (a method's, by its full name), or None where it is not
+    built (a method's module needs the core's: it subclasses its walk recorder)."""
+    if _speedups is None:
+        return None
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
 
 
 @contextmanager
@@ -81,10 +99,13 @@ def twin(
     *,
     on_unsupported: Callable[..., object] | None = None,
     arguments: Callable[..., tuple[Any, ...]] | None = None,
+    module: str | None = None,
 ) -> Callable[[Callable[P, R]], Twin[P, R]]:
     """Declare the decorated Python function the reference of the compiled step ``name``.
 
-    The result is called like the function: where ``_speedups.name`` is built and
+    The step is ``_speedups.name`` (the core's), or ``name`` in the compiled module
+    ``module`` (a method's, by its full name: see :func:`load`).
+    The result is called like the function: where the step is built and
     :data:`ENABLED`, it runs; on :data:`Unsupported`, ``on_unsupported`` (if given) gets the
     same arguments, to undo what the compiled step did part way, and the Python function
     runs. ``arguments`` maps the function's arguments to the compiled step's, where they
@@ -93,7 +114,8 @@ def twin(
     """
 
     def decorate(python: Callable[P, R]) -> Twin[P, R]:
-        compiled = getattr(_speedups, name, None) if _speedups is not None else None
+        where = _speedups if module is None else load(module)
+        compiled = getattr(where, name, None) if where is not None else None
         if compiled is None:
 
             def dispatch(*args: Any, **kwargs: Any) -> Any:
@@ -125,6 +147,7 @@ def twin(
         out = cast(Any, dispatch)
         out.python = python
         out.compiled_name = name
+        out.compiled_module = module or CORE_MODULE
         out.compiled = compiled
         out.on_unsupported = on_unsupported
         return cast(Twin[P, R], out)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import lxml.etree as etree
 import numpy as np
@@ -750,7 +750,7 @@ class _PathNode:
         "_xpath",
         "counts",
         "element",
-        "node",
+        "mark",
         "parent",
         "position",
         "tag",
@@ -763,14 +763,14 @@ class _PathNode:
         parent: _PathNode | None,
         element: Any,
         position: int,
-        node: int = -1,
+        mark: int = -1,
         unwrapped: bool = False,
     ) -> None:
         self.tag = tag
         self.parent = parent
         self.element = element
         self.position = position
-        self.node = node  # the CNR node of the element or of its closest ancestor (CNRNodes)
+        self.mark = mark  # the walk's recorder's mark for the element (WalkRecorder.start)
         self.unwrapped = unwrapped  # left out of the dotted tag path (reference cleaning)
         self.counts: dict[str, int] = {}
         self._xpath: str | None = None
@@ -828,17 +828,17 @@ class _PathNode:
             parent = self.parent
             if parent is not None and parent._xpath is not None:  # the common case
                 self._xpath = (
-                    f"{parent._xpath}/{_xpath_step(self.tag, self.element)}[{self.position}]"
+                    f"{parent._xpath}/{xpath_step(self.tag, self.element)}[{self.position}]"
                 )
                 return self._xpath
             prefix, chain = self._steps_to_cached("_xpath")
             if len(chain) > _CACHE_CHAIN:
                 self._xpath = prefix + "".join(
-                    f"/{_xpath_step(n.tag, n.element)}[{n.position}]" for n in chain
+                    f"/{xpath_step(n.tag, n.element)}[{n.position}]" for n in chain
                 )
             else:
                 for n in chain:
-                    prefix = f"{prefix}/{_xpath_step(n.tag, n.element)}[{n.position}]"
+                    prefix = f"{prefix}/{xpath_step(n.tag, n.element)}[{n.position}]"
                     n._xpath = prefix
         assert self._xpath is not None  # (set above: the chain ends with this node)
         return self._xpath
@@ -848,9 +848,10 @@ class _PathNode:
 _CACHE_CHAIN = 64
 
 
-def _xpath_step(tag: str, el: Any) -> str:
-    """``p``, or a name test where a plain step would not work: a namespaced element
-    (XHTML parsed as XML) or a prefixed HTML tag such as MS Word's ``o:p``."""
+def xpath_step(tag: str, el: Any) -> str:
+    """An element's XPath step: ``p``, or a name test where a plain step would not work: a
+    namespaced element (XHTML parsed as XML) or a prefixed HTML tag such as MS Word's
+    ``o:p`` (``tag``: its lower-case local name)."""
     raw = el.tag
     if raw == tag and tag in _PLAIN_STEPS:  # the common case: a lower-case HTML name
         return tag
@@ -900,96 +901,70 @@ class _Para:
         self.tags_count = 0
 
 
-class CNRNodes:
-    """Algorithm 1's nodes of the CNR extractor (:mod:`.extractors.cnr`), recorded by the
-    jusText segmentation's walk (:func:`justext_segment`), so that a page is walked once
-    for both.
+class WalkRecorder(Protocol):
+    """What :func:`justext_segment` calls as it walks, where a recorder is given: a method
+    records what it needs of the page on the segmentation's own walk, so that the page is
+    walked once for both.
 
-    Every element is a node, in document order (pre-order), and so is every non-blank
-    ``.text`` / ``.tail`` string, except below a nonContentNode: a removed element or one
-    whose tag is in ``skip_tags``. The walk itself enters every element that is not removed
-    (the segmentation needs them), so the recorder tracks the state instead of skipping:
-    below an ``<a>`` only the characters are collected (``link_texts``, one string per link
-    in ``link_ids``), below any other nonContentNode nothing is.
+    The walk enters every element that is not removed, in document order; a removed
+    element is started and ended at once (its subtree is not entered). For each element:
+    :meth:`start` (with its ``.text``), the events of its subtree, and :meth:`end` (with
+    its ``.tail``); a comment or processing instruction gets :meth:`tail`. Each block the
+    walk closes gets :meth:`block`.
 
-    ``parent[i]`` is node ``i``'s parent (``-1`` for the root); ``ends[i]`` is the id after
-    an element's subtree, ``-(i + 1)`` for a text node; ``elements[i]`` the element (for a
-    text node, the one whose ``.text`` or ``.tail`` it is); ``texts`` the text nodes'
-    strings; ``skipped`` the nonContentNodes; ``index`` the node of each element node;
-    ``menu`` the element nodes whose tag is in ``menu_tags``; ``block_nodes`` the node of
-    each block's element, or of its closest ancestor that is a node; ``text_counts`` /
-    ``link_counts``, where the walk filled them, the characters of each of ``texts`` /
-    ``link_texts`` that are not white space. ``steps`` / ``positions`` are each element
-    node's xpath step and its position among its parent's children of its tag (the
-    blocks' xpaths are made of them; ``None`` / 0 for a text node): CNR names its detected
-    blocks by them without reading the tree again.
-
-    The compiled walk records ``elements`` as a ``_speedups.NodeElements``: a read-only
-    sequence of the same elements, found in the tree when read (each node keeps its place
-    in the tree instead of a proxy per node, which costs more than the rest of the record).
+    The compiled walk (``_speedups.justext_segment``) calls a compiled recorder instead:
+    a subclass of ``_speedups.WalkRecorder`` (declared in ``core/_speedups.pxd``), the twin
+    of this one, which :meth:`compiled_recorder` gives. It is called with the same events,
+    each text in a call of its own, and given each element's place in the tree (an
+    ordinal, see ``_speedups.NodeElements``) where this one is given the element; it gets
+    None for a blank ``.text`` / ``.tail`` unless it asks for those (``blank_text``).
     """
 
-    __slots__ = (
-        "block_nodes",
-        "elements",
-        "ends",
-        "index",
-        "link_counts",
-        "link_ids",
-        "link_texts",
-        "menu",
-        "menu_tags",
-        "parent",
-        "positions",
-        "skip_tags",
-        "skipped",
-        "steps",
-        "text_counts",
-        "texts",
-    )
+    def start(
+        self, el: Any, raw: str, tag: str, position: int, removed: bool, text: Any, has_text: Any
+    ) -> int:
+        """Element ``el`` starts (``raw``: its ``.tag``; ``tag``: its lower-case local name;
+        ``position``: 1-based among its parent's children of that tag; ``text``: its
+        ``.text``, ``has_text`` true where that is not blank; ``removed``: its subtree is
+        skipped, its :meth:`end` comes next, ``text`` is None). Returns the recorder's mark
+        for it, given back to :meth:`block` for the blocks whose element it is."""
+        ...
 
-    def __init__(self, skip_tags: frozenset[str], menu_tags: frozenset[str] = frozenset()) -> None:
-        self.skip_tags = skip_tags
-        self.menu_tags = menu_tags
-        self.index: dict[Any, int] | None = {}
-        self.menu: list[int] = []
-        self.parent: list[int] = []
-        self.elements: Sequence[Any] = []
-        self.ends: list[int] = []
-        self.texts: list[str] = []
-        self.skipped: list[int] = []
-        self.link_ids: list[int] = []
-        self.link_texts: list[str] = []
-        self.block_nodes: list[int] = []
-        self.steps: list[str | None] = []
-        self.positions: list[int] = []
-        # The compiled walk counts each text's and link text's characters that are not
-        # white space as it goes; the Python walk leaves them to CNR (None). It leaves
-        # ``index`` out (None): CNR's tree makes it on first use.
-        self.text_counts: list[int] | None = None
-        self.link_counts: list[int] | None = None
+    def end(self, el: Any, tail: Any, has_text: Any) -> None:
+        """The open element, ``el``, ends; ``tail``: its ``.tail`` (``has_text`` true where
+        that is not blank)."""
+        ...
 
-    def clear(self) -> None:
-        """Forget every recorded node (a walk that stopped part way is started again)."""
-        for name in self.__slots__:
-            value = getattr(self, name)
-            if isinstance(value, (list, dict)):
-                value.clear()
-        self.elements = []  # (the compiled walk's record is no list: see below)
-        self.index = {}
-        self.text_counts = self.link_counts = None
+    def tail(self, el: Any, tail: Any, has_text: Any) -> None:
+        """The ``.tail`` of ``el``, a comment or processing instruction."""
+        ...
+
+    def block(self, mark: int) -> None:
+        """A block was closed: the mark of its element (-1: the walk's root, no element
+        started for it)."""
+        ...
+
+    def reset(self) -> None:
+        """Forget what was recorded (a compiled walk that stopped part way is started again
+        in Python)."""
+        ...
+
+    def compiled_recorder(self) -> Any:
+        """The compiled twin recording into this recorder (a ``_speedups.WalkRecorder``),
+        or None where it is not built: the walk then runs in Python."""
+        ...
 
 
 def _forget_record(
     root: Any,
     removed: set[Any] | frozenset[Any],
     unwrapped: frozenset[str] = frozenset(),
-    nodes: CNRNodes | None = None,
+    recorder: WalkRecorder | None = None,
 ) -> None:
-    """The compiled walk stopped part way: forget what it recorded into ``nodes``, for the
-    Python walk to start again."""
-    if nodes is not None:
-        nodes.clear()
+    """The compiled walk stopped part way: forget what it recorded, for the Python walk to
+    start again."""
+    if recorder is not None:
+        recorder.reset()
 
 
 @_compiled.twin("justext_segment", on_unsupported=_forget_record)
@@ -997,10 +972,10 @@ def justext_segment(
     root: Any,
     removed: set[Any] | frozenset[Any],
     unwrapped: frozenset[str] = frozenset(),
-    nodes: CNRNodes | None = None,
+    recorder: WalkRecorder | None = None,
 ) -> list[TextBlock]:
-    """jusText's paragraphs of the tree under ``root`` in one iterative walk; with ``nodes``,
-    the same walk records the CNR nodes into it (see :class:`CNRNodes`).
+    """jusText's paragraphs of the tree under ``root`` in one iterative walk; with
+    ``recorder``, the same walk calls it as it goes (see :class:`WalkRecorder`).
 
     This is the reference walk, in Python (``justext_segment.python``). The compiled walk
     (``_speedups.justext_segment``, built at install where a C compiler is at hand) gives
@@ -1015,29 +990,11 @@ def justext_segment(
     br = False
     offset = 0
     pending_ws: str | None = None  # reference cleaning: whitespace before an unwrapped tag
-    # CNR nodes (``nodes``): the open node, and the state below nonContentNodes
-    record = nodes is not None
-    if nodes is not None:
-        # a new or cleared record: the compiled walk's own has no index, elements no list
-        assert nodes.index is not None and isinstance(nodes.elements, list)
-        skip_tags = nodes.skip_tags
-        menu_tags = nodes.menu_tags
-        n_index = nodes.index
-        n_menu = nodes.menu
-        n_parent = nodes.parent
-        n_elements = nodes.elements
-        n_ends = nodes.ends
-        n_texts = nodes.texts
-        n_skipped = nodes.skipped
-        link_ids = nodes.link_ids
-        link_texts = nodes.link_texts
-        block_nodes = nodes.block_nodes
-        n_steps = nodes.steps
-        n_positions = nodes.positions
-    cur = -1  # the open node: at its "end" event, the node that ends
-    in_link = 0  # elements open inside the current <a> (the <a> included)
-    hidden = 0  # elements open inside a nonContentNode's subtree that is no link
-    chunks: list[str] = []  # text of the open link
+    record = recorder is not None
+    if recorder is not None:
+        r_start, r_end = recorder.start, recorder.end
+        r_tail, r_block = recorder.tail, recorder.block
+    mark = -1  # the recorder's mark for the element that starts
 
     def close(p: _Para) -> None:
         nonlocal offset
@@ -1054,7 +1011,7 @@ def justext_segment(
                 TextBlock(text, root, "", "/", "", p.link_chars, len(blocks), offset, p.tags_count)
             )
             if record:
-                block_nodes.append(0)
+                r_block(-1)
         else:
             blocks.append(
                 TextBlock(
@@ -1070,7 +1027,7 @@ def justext_segment(
                 )
             )
             if record:
-                block_nodes.append(node.node)
+                r_block(node.mark)
         offset += len(text) + 2
 
     def characters(content: str) -> None:
@@ -1097,64 +1054,18 @@ def justext_segment(
             counts = path.counts if path is not None else root_counts
             position = counts[tag] = counts.get(tag, 0) + 1
             if el in removed:
-                if not record:
-                    pass
-                elif hidden:
-                    hidden += 1
-                elif in_link:
-                    in_link += 1
-                else:  # a nonContentNode
-                    n_skipped.append(len(n_parent))
-                    n_parent.append(cur)
-                    cur = n_index[el] = len(n_elements)
-                    n_elements.append(el)
-                    n_ends.append(0)
-                    n_steps.append(_xpath_step(tag, el))
-                    n_positions.append(position)
-                    if raw in menu_tags:
-                        n_menu.append(cur)
+                if record:
+                    r_start(el, raw, tag, position, True, None, False)
                 walker.skip_subtree()
                 continue
             text = el.text
             has_text = text and not text.isspace()
-            if not record:
-                pass
-            elif hidden:
-                hidden += 1
-            elif in_link:  # inside a link: no nodes, only its characters are counted
-                in_link += 1
-                if raw in skip_tags:
-                    hidden = 1
-                elif text:
-                    chunks.append(text)
-            else:
-                n_parent.append(cur)
-                cur = n_index[el] = len(n_elements)
-                n_elements.append(el)
-                n_ends.append(0)
-                n_steps.append(_xpath_step(tag, el))
-                n_positions.append(position)
-                if raw in menu_tags:
-                    n_menu.append(cur)
-                if raw in skip_tags:
-                    n_skipped.append(cur)
-                    if raw == "a":
-                        in_link = 1
-                        link_ids.append(cur)
-                        chunks = [text] if text else []
-                    else:
-                        hidden = 1
-                elif has_text:
-                    n_parent.append(cur)
-                    n_elements.append(el)
-                    n_ends.append(-cur - 2)
-                    n_texts.append(text)
-                    n_steps.append(None)
-                    n_positions.append(0)
+            if record:
+                mark = r_start(el, raw, tag, position, False, text, has_text)
             if tag in unwrapped:
                 # The reference's Cleaner unwraps the tag: its text joins the text slot
                 # before it, whitespace included.
-                path = _PathNode(tag, path, el, position, cur, unwrapped=True)
+                path = _PathNode(tag, path, el, position, mark, unwrapped=True)
                 text = (pending_ws or "") + (text or "")
                 if text and not text.isspace():
                     pending_ws = None
@@ -1163,7 +1074,7 @@ def justext_segment(
                     pending_ws = text or None
                 continue
             pending_ws = None
-            path = _PathNode(tag, path, el, position, cur)
+            path = _PathNode(tag, path, el, position, mark)
             if tag in block_tags or (tag == "br" and br):
                 if para.chunks:
                     if tag == "br":
@@ -1190,63 +1101,32 @@ def justext_segment(
             continue
         tail = el.tail  # comments, PIs and removed elements: only the tail is text
         text_tail = tail and not tail.isspace()
-        if event != "end":  # a comment or a PI
-            if not record or hidden:  # (below a nonContentNode: nothing)
-                pass
-            elif in_link:
-                if tail:
-                    chunks.append(tail)
-            elif text_tail:
-                n_parent.append(cur)
-                n_elements.append(el)
-                n_ends.append(-len(n_parent))
-                n_texts.append(tail)
-                n_steps.append(None)
-                n_positions.append(0)
+        if not record:
+            pass
+        elif event == "end":
+            r_end(el, tail, text_tail)
         else:
-            if not record:
-                pass
-            elif hidden > 1:  # an element below a nonContentNode ended
-                hidden -= 1
-            else:
-                hidden = 0  # (when the nonContentNode itself ended)
-                if in_link > 1:  # an element inside a link ended: its tail is link text
-                    in_link -= 1
-                    if tail:
-                        chunks.append(tail)
+            r_tail(el, tail, text_tail)
+        if event == "end" and path is not None and path.element is el:  # not a removed one
+            tag = path.tag
+            unwrapped_end = path.unwrapped
+            path = path.parent
+            # an unwrapped tag's tail joins the text slot before it, whitespace included
+            if unwrapped_end and tail and tail.isspace():
+                if para.chunks and pending_ws is None:
+                    para.chunks.append(tail)
                 else:
-                    if in_link:  # the link ends
-                        in_link = 0
-                        link_texts.append("".join(chunks))
-                    n_ends[cur] = len(n_parent)
-                    cur = n_parent[cur]
-                    if text_tail and cur >= 0:  # the root's tail is outside the tree
-                        n_parent.append(cur)
-                        n_elements.append(el)
-                        n_ends.append(-len(n_parent))
-                        n_texts.append(tail)
-                        n_steps.append(None)
-                        n_positions.append(0)
-            if path is not None and path.element is el:  # not a removed one
-                tag = path.tag
-                unwrapped_end = path.unwrapped
-                path = path.parent
-                # an unwrapped tag's tail joins the text slot before it, whitespace included
-                if unwrapped_end and tail and tail.isspace():
-                    if para.chunks and pending_ws is None:
-                        para.chunks.append(tail)
-                    else:
-                        pending_ws = (pending_ws or "") + tail
-                    continue
-                if not unwrapped_end and tag in block_tags:
-                    if para.chunks:
-                        close(para)
-                        para = _Para(path)
-                    else:
-                        para.path = path
-                        para.tags_count = 0
-                if tag == "a":
-                    link = False
+                    pending_ws = (pending_ws or "") + tail
+                continue
+            if not unwrapped_end and tag in block_tags:
+                if para.chunks:
+                    close(para)
+                    para = _Para(path)
+                else:
+                    para.path = path
+                    para.tags_count = 0
+            if tag == "a":
+                link = False
         if text_tail:  # (characters(), inlined)
             pending_ws = None
             para.chunks.append(tail)

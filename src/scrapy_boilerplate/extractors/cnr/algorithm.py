@@ -7,9 +7,10 @@ What the paper specifies, and how it is done here (docs/cnr.md has the reasons a
   (characters of the text nodes below it, spaces and line breaks not counted) and
   ``CNR = textLength / weight``. The nodes are numbered in document order by ONE iterative
   walk (``lxml.etree.iterwalk``, no recursion: 10 000-deep pages are fine): the jusText
-  segmentation's walk, which records them on the way (``document.CNRNodes``), so the page
-  is walked once for the nodes and the blocks. The values then come from prefix sums (a
-  subtree is a contiguous id range), so no per-node Python object is made. Text nodes are
+  segmentation's walk, which records them on the way (``recorder.CNRNodes``, a recorder of
+  that walk), so the page is walked once for the nodes and the blocks. The values then
+  come from prefix sums (a subtree is a contiguous id range), so no per-node Python object
+  is made. Text nodes are
   the non-blank ``.text`` / ``.tail`` strings of lxml; a whitespace-only string is *not* a
   node (the paper wants formatting not to change CNR), neither are comments nor processing
   instructions. *nonContentNodes* (weight 1,
@@ -45,11 +46,12 @@ import numpy as np
 
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.deadline import check
-from scrapy_boilerplate.core.document import CNRNodes, Document, TextBlock, justext_segment
+from scrapy_boilerplate.core.document import Document, TextBlock, justext_segment
 from scrapy_boilerplate.core.errors import InvalidParameter
 from scrapy_boilerplate.core.params import Param
 from scrapy_boilerplate.core.registry import Extractor
 from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Extraction, blocks_from_segments
+from scrapy_boilerplate.extractors.cnr.recorder import COMPILED, CNRNodes
 
 #: The paper's nonContentNodes by tag: weight 1, textLength 0, CNR 0, children no nodes.
 #: "nodes mainly used for menus (e.g., nav and a)", "irrelevant nodes (e.g., script, video
@@ -355,7 +357,7 @@ def _ratios(
     return weight, text_length, cnr
 
 
-@_compiled.twin("element_xpath")
+@_compiled.twin("element_xpath", module=COMPILED)
 def _element_xpath(el: Any) -> str:
     """``/html[1]/body[1]/...`` as the blocks' xpaths write it (a name test for a namespaced
     or prefixed tag), built bottom-up without recursion; compiled where ``_speedups`` is
@@ -411,7 +413,7 @@ def compute_cnr(
     """
     removed = removed if isinstance(removed, (set, frozenset)) else set(removed)
     nodes = CNRNodes(non_content_tags, menu_tags)
-    justext_segment(root, removed, nodes=nodes)
+    justext_segment(root, removed, recorder=nodes)
     return _tree(nodes)
 
 
@@ -421,7 +423,7 @@ def tree_and_blocks(doc: Document) -> tuple[CNRTree, list[TextBlock], list[int]]
 
     def walk() -> CNRTree:
         nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS)
-        blocks = justext_segment(doc.root, doc.removed, nodes=nodes)
+        blocks = justext_segment(doc.root, doc.removed, recorder=nodes)
         doc.cached("justext_blocks", lambda: blocks)
         doc.cached("cnr_block_nodes", lambda: nodes.block_nodes)
         return _tree(nodes)
@@ -454,11 +456,11 @@ def _tree(nodes: CNRNodes) -> CNRTree:
     )
 
 
-@_compiled.twin("cnr_tree_arrays")
+@_compiled.twin("tree_arrays", module=COMPILED)
 def _tree_arrays(nodes: CNRNodes) -> tuple[np.ndarray, ...]:
     """``(end, kind, chars, weight, text_length, cnr, links, link_chars)`` of the recorded
     nodes, in numpy (see :func:`_tree`). On a record of the compiled walk, its compiled twin
-    (``_speedups.cnr_tree_arrays``) gives the same values in one pass; on the Python walk's
+    (``_speedups.tree_arrays``) gives the same values in one pass; on the Python walk's
     record (no character counts) it leaves them to this function."""
     parent, texts = nodes.parent, nodes.texts
     link_ids, link_texts = nodes.link_ids, nodes.link_texts
@@ -787,7 +789,7 @@ def _cnr_label_arguments(
     )  # fmt: skip
 
 
-@_compiled.twin("cnr_label", arguments=_cnr_label_arguments)
+@_compiled.twin("label_blocks", arguments=_cnr_label_arguments, module=COMPILED)
 def label_blocks(
     tree: CNRTree, block_nodes: Sequence[int], params: Mapping[str, Any]
 ) -> tuple[list[int], list[int | None], list[bool], list[float]]:
@@ -797,8 +799,8 @@ def label_blocks(
     the ``content_blocks`` best detected blocks protected) and its node's CNR.
 
     This is the reference, in numpy (``label_blocks.python``); the compiled twin
-    (``_speedups.cnr_label``, see :mod:`scrapy_boilerplate.core.compiled`) gives the same
-    four lists on C arrays.
+    (``_speedups.label_blocks``, in CNR's compiled module: see
+    :mod:`scrapy_boilerplate.core.compiled`) gives the same four lists on C arrays.
     """
     detected = detect_blocks(
         tree,
