@@ -10,7 +10,7 @@ The reference declares its twin with :func:`twin`::
 is built and :data:`ENABLED` is True, and the reference (``find_removed.python``) where it
 is not, or where the compiled step raises :data:`Unsupported` on this input (a tree it was
 not written for). The twins: ``justext_segment``, ``find_removed`` and ``count_elements``
-(core/document.py), ``utf8``, ``markup_counts`` and ``many_attributes`` (``parse``'s
+(core/document.py), ``utf8``, ``markup_counts`` and ``attributes_over`` (``parse``'s
 checks), ``blocks_from_segments`` (core/result.py), ``cnr_tree_arrays``, ``cnr_label`` and
 ``element_xpath`` (extractors/cnr). ``ENABLED = False``, or ``with disabled():``, turns
 every twin off at once (the tests and ``benchmarks/cnr_speed.py`` compare the two ways).
