@@ -422,7 +422,7 @@ def test_only_boilerplate_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: P
         (b'<?xml version="1.0"?><rss><channel><title>x</title></channel></rss>', "not-html"),
         # over 4 x the default max_nodes (250 000) '<': refused before parsing
         (b"<i>" * 1_000_001, "too-many-nodes"),
-        # a tag with more than core.document.MAX_ATTRIBUTES (8192) attributes
+        # a tag with more than core.document.MAX_ATTRIBUTES (256) attributes
         (b"<p " + b" ".join(b"a%d=1" % i for i in range(8200)) + b">x</p>", "too-many-attributes"),
     ],
 )

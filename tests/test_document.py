@@ -127,6 +127,44 @@ def test_attribute_limit_is_exact():
         assert info.value.reason == "too-many-attributes"
 
 
+def test_attribute_limit_counts_what_libxml2_parses():
+    """The cap counts attributes as libxml2 reads tags: with or without a value, in any case;
+    never in scripts, styles, comments or quoted values."""
+    from scrapy_boilerplate.core.document import MAX_ATTRIBUTES
+    from scrapy_boilerplate.core.errors import UnsupportedInput
+
+    def refused(html: str) -> bool:
+        try:
+            parse(html)
+        except UnsupportedInput as exc:
+            assert exc.reason == "too-many-attributes"
+            return True
+        return False
+
+    def tag(n: int, name: str = "p") -> str:
+        return f"<{name} " + " ".join(f"a{i}" for i in range(n)) + ">"
+
+    body = "<html><body>{}<p>kept text</p></body></html>"
+    # valueless attributes, uppercase tags
+    assert not refused(body.format(tag(MAX_ATTRIBUTES) + "x</p>"))
+    assert refused(body.format(tag(MAX_ATTRIBUTES + 1) + "x</p>"))
+    assert refused(body.format(tag(2000) + "x</p>"))
+    assert refused(body.format(tag(MAX_ATTRIBUTES + 1, "DIV") + "x</DIV>"))
+    # a script's '<' and '=' (9 000 of them: over the cap before it was counted this way)
+    code = "if (a <b) {" + "x = 1; " * 9000 + "}"
+    page = body.format(f"<script>{code}</script>")
+    assert not refused(page)
+    assert block_texts(parse(page)) == ["kept text"]
+    assert not refused(body.format(f"<style>a<b {{{'c=d;' * 9000}}}</style>"))
+    # a comment, and '>' or '<' inside a quoted value, hide no tag
+    assert not refused(body.format("<!-- " + tag(MAX_ATTRIBUTES + 1) + " -->"))
+    hidden = "<p title='<q " + " ".join(f"a{i}" for i in range(MAX_ATTRIBUTES + 1)) + ">'>x</p>"
+    assert not refused(body.format(hidden))
+    # but a quoted '>' does not end the tag: the attributes after it are the tag's
+    spread = "<p a='>' " + " ".join(f"b{i}='>'" for i in range(MAX_ATTRIBUTES)) + ">x</p>"
+    assert refused(body.format(spread))
+
+
 def test_extract_reports_the_encoding():
     r = extract(meta_page("koi8-r", "Привет").encode("koi8-r"))
     assert r.encoding == "koi8-r"

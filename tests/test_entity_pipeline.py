@@ -358,6 +358,33 @@ async def test_a_page_without_lists_gives_an_empty_result_with_its_reason(tmp_pa
 
 
 @deferred_f_from_coro_f
+async def test_a_page_parse_refuses_is_refused_before_scrapys_parser_reads_it(tmp_path):
+    """A tag of too many attributes holds libxml2 in one uninterruptible call: the entity
+    path checks the response's bytes as ``parse`` and the middleware do, before
+    ``response.selector`` parses them, and the item keeps the reason."""
+    from scrapy.http import HtmlResponse
+
+    from scrapy_boilerplate.core.document import MAX_ATTRIBUTES
+    from scrapy_boilerplate.scrapy.entities import _entity_lists
+
+    attributes = " ".join(f"a{i}" for i in range(MAX_ATTRIBUTES + 1))
+    html = f"<html><body><ul {attributes}><li>a trail</li><li>another</li></ul></body></html>"
+    response = HtmlResponse("https://example.com/", body=html.encode(), encoding="utf-8")
+    result = _entity_lists(response, "trails", 5, None, 20_000, 500_000)
+    assert result.reason == "too-many-attributes" and result.lists == []
+    assert getattr(response, "_cached_selector", None) is None  # Scrapy's parser never ran
+    binary = HtmlResponse("https://example.com/", body=b"\x89PNG\r\n\x1a\n" + bytes(2000))
+    assert _entity_lists(binary, "trails", 5, None, 20_000, 500_000).reason == "binary"
+
+    page = tmp_path / "many_attributes.html"
+    page.write_text(html)
+    items, stats, _ = await crawl(SETTINGS, spider=TrailsSpider, urls=[page.as_uri()])
+    (item,) = items
+    assert item["entities"] == [] and item["entities_reason"] == "too-many-attributes"
+    assert boilerplate_stats(stats)["entities/empty/too-many-attributes"] == 1
+
+
+@deferred_f_from_coro_f
 async def test_a_page_over_the_crawls_time_limit_is_stopped_and_its_item_kept(
     tmp_path, monkeypatch
 ):

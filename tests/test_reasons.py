@@ -24,7 +24,7 @@ MENU = (
     '<li><a href="/">Home</a></li><li><a href="/news">News</a></li>'
     '<li><a href="/contact">Contact</a></li></ul></body></html>'
 )
-#: A tag with more attributes than core.document.MAX_ATTRIBUTES (8192).
+#: A tag with more attributes than core.document.MAX_ATTRIBUTES (256).
 MANY_ATTRIBUTES = "<p " + " ".join(f"a{i}=1" for i in range(8200)) + ">x</p>"
 METHODS = [("justext", {}), ("cnr", {}), ("web2text", {}), ("vips", {"layout": "static"})]
 

@@ -21,8 +21,8 @@ output:
 - :func:`blocks_from_segments` is ``result.blocks_from_segments``, the labelled blocks of
   the block-level methods, each made without a Python-level call;
 - :func:`count_elements` is ``document._count_elements``, ``parse``'s count of elements;
-- :func:`utf8`, :func:`markup_counts` and :func:`many_attributes` are ``document._utf8``,
-  ``document._markup_counts`` and ``document._many_attributes``: ``parse``'s encoding of
+- :func:`utf8`, :func:`markup_counts` and :func:`attributes_over` are ``document._utf8``,
+  ``document._markup_counts`` and ``document._attributes_over``: ``parse``'s encoding of
   the decoded page and its checks before the parse, in vector instructions or one scan.
 
 Where a tree holds what the Python code was never written for (an entity reference node,
@@ -1374,31 +1374,213 @@ def markup_counts(bytes data):
     return lt, eq
 
 
-def many_attributes(bytes data, Py_ssize_t limit):
-    """``document._many_attributes``: whether some tag (``<`` and an ASCII letter) holds
-    more than ``limit`` ``=`` before its next ``<`` or ``>``: the match of
-    ``document._MANY_ATTRIBUTES`` (``limit`` = :data:`document.MAX_ATTRIBUTES`), by one
-    scan with a counter instead of a regular expression's repeats."""
-    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
-    cdef Py_ssize_t n = len(data)
-    cdef Py_ssize_t i = 0
-    cdef Py_ssize_t count = -1  # -1: not inside a tag
-    cdef unsigned char ch
-    while i < n:
-        ch = p[i]
-        if ch == 60:  # <
-            count = -1
-            if i + 1 < n and 97 <= (p[i + 1] | 32) <= 122:  # an ASCII letter
-                count = 0
-                i += 1  # the letter
-        elif ch == 62:  # >
-            count = -1
-        elif ch == 61 and count >= 0:  # =
-            count += 1
-            if count > limit:
-                return True
-        i += 1
-    return False
+cdef extern from *:
+    """
+    #include <string.h>
+    /* The scan of document._attributes_over: tags as libxml2's HTML parser (the HTML5
+       tokenizer) reads them, their attributes counted. */
+    static inline int sb_space(unsigned char c) {
+        return c == ' ' || c == '\\t' || c == '\\n' || c == '\\f' || c == '\\r';
+    }
+    static inline int sb_letter(unsigned char c) {
+        c |= 32;
+        return c >= 'a' && c <= 'z';
+    }
+    /* Whether p[0..len) is the lowercase ASCII name (letters only), in any case. */
+    static inline int sb_named(const unsigned char *p, Py_ssize_t len, const char *name) {
+        Py_ssize_t i;
+        if ((Py_ssize_t)strlen(name) != len) return 0;
+        for (i = 0; i < len; i++)
+            if ((p[i] | 32) != (unsigned char)name[i]) return 0;
+        return 1;
+    }
+    /* "</name" (or "<name" when slash is 0) and a space, "/" or ">" at p[i]. */
+    static inline int sb_tag_at(const unsigned char *p, Py_ssize_t n, Py_ssize_t i,
+                                int slash, const char *name) {
+        Py_ssize_t len = (Py_ssize_t)strlen(name), at = i + 1 + slash;
+        if (at + len >= n || p[i] != '<' || (slash && p[i + 1] != '/')) return 0;
+        if (!sb_named(p + at, len, name)) return 0;
+        return sb_space(p[at + len]) || p[at + len] == '/' || p[at + len] == '>';
+    }
+    /* A tag's attributes, from p[i] (just after its name): the index after its '>' (n at
+       the end of the page); its attributes through *count; *closing: whether it ends in
+       "/>" read as a separator. */
+    static Py_ssize_t sb_tag(const unsigned char *p, Py_ssize_t n, Py_ssize_t i,
+                             Py_ssize_t *count, int *closing) {
+        enum { BEFORE, NAME, AFTER_NAME, BEFORE_VALUE, UNQUOTED, AFTER_QUOTED, SLASH } s = BEFORE;
+        Py_ssize_t k = 0;
+        const unsigned char *q;
+        unsigned char c;
+        *closing = 0;
+        while (i < n) {
+            c = p[i];
+            switch (s) {
+            case BEFORE:
+                if (sb_space(c)) break;
+                if (c == '/') { s = SLASH; break; }
+                if (c == '>') { *count = k; return i + 1; }
+                k++;
+                s = NAME;
+                break;
+            case NAME:
+                if (sb_space(c)) s = AFTER_NAME;
+                else if (c == '/') s = SLASH;
+                else if (c == '=') s = BEFORE_VALUE;
+                else if (c == '>') { *count = k; return i + 1; }
+                break;
+            case AFTER_NAME:
+                if (sb_space(c)) break;
+                if (c == '/') { s = SLASH; break; }
+                if (c == '=') { s = BEFORE_VALUE; break; }
+                if (c == '>') { *count = k; return i + 1; }
+                k++;
+                s = NAME;
+                break;
+            case BEFORE_VALUE:
+                if (sb_space(c)) break;
+                if (c == '"' || c == '\\'') {
+                    q = memchr(p + i + 1, c, n - i - 1);
+                    if (q == NULL) { *count = k; return n; }
+                    i = q - p;
+                    s = AFTER_QUOTED;
+                    break;
+                }
+                if (c == '>') { *count = k; return i + 1; }
+                s = UNQUOTED;
+                break;
+            case UNQUOTED:
+                if (sb_space(c)) s = BEFORE;
+                else if (c == '>') { *count = k; return i + 1; }
+                break;
+            case AFTER_QUOTED:
+                if (sb_space(c)) { s = BEFORE; break; }
+                if (c == '/') { s = SLASH; break; }
+                if (c == '>') { *count = k; return i + 1; }
+                s = BEFORE;
+                continue;  /* the same byte, read again */
+            case SLASH:
+                if (c == '>') { *count = k; *closing = 1; return i + 1; }
+                s = BEFORE;
+                continue;
+            }
+            i++;
+        }
+        *count = k;
+        return n;
+    }
+    /* The index after a comment whose "<!--" ends before p[i]. */
+    static Py_ssize_t sb_comment_end(const unsigned char *p, Py_ssize_t n, Py_ssize_t i) {
+        const unsigned char *q;
+        if (i < n && p[i] == '>') return i + 1;
+        if (i + 1 < n && p[i] == '-' && p[i + 1] == '>') return i + 2;
+        while (i + 2 < n) {
+            q = memchr(p + i, '-', n - i - 2);
+            if (q == NULL) return n;
+            i = q - p;
+            if (p[i + 1] == '-') {
+                if (p[i + 2] == '>') return i + 3;
+                if (i + 3 < n && p[i + 2] == '!' && p[i + 3] == '>') return i + 4;
+            }
+            i++;
+        }
+        return n;
+    }
+    /* The index of the '<' of the end tag of a raw text element (its content from i). */
+    static Py_ssize_t sb_raw_end(const unsigned char *p, Py_ssize_t n, Py_ssize_t i,
+                                 const char *name) {
+        const unsigned char *q;
+        while (i < n) {
+            q = memchr(p + i, '<', n - i);
+            if (q == NULL) return n;
+            i = q - p;
+            if (sb_tag_at(p, n, i, 1, name)) return i;
+            i++;
+        }
+        return n;
+    }
+    /* The same for a script: HTML5's script data, escaped and double escaped states. */
+    static Py_ssize_t sb_script_end(const unsigned char *p, Py_ssize_t n, Py_ssize_t i) {
+        int state = 0;
+        const unsigned char *q;
+        while (i < n) {
+            if (state == 0) {
+                q = memchr(p + i, '<', n - i);
+                if (q == NULL) return n;
+                i = q - p;
+                if (sb_tag_at(p, n, i, 1, "script")) return i;
+                if (i + 3 < n && p[i + 1] == '!' && p[i + 2] == '-' && p[i + 3] == '-') {
+                    state = 1;
+                    i += 2;  /* its dashes may close it at once: "<!-->" */
+                    continue;
+                }
+                i++;
+            } else if (i + 2 < n && p[i] == '-' && p[i + 1] == '-' && p[i + 2] == '>') {
+                state = 0;
+                i += 3;
+            } else if (sb_tag_at(p, n, i, 1, "script")) {
+                if (state == 1) return i;
+                state = 1;
+                i += 9;
+            } else if (state == 1 && sb_tag_at(p, n, i, 0, "script")) {
+                state = 2;
+                i += 8;
+            } else {
+                i++;
+            }
+        }
+        return n;
+    }
+    static const char *sb_raw_names[] = {
+        "style", "title", "textarea", "xmp", "iframe", "noembed", "noframes", NULL
+    };
+    static Py_ssize_t sb_attributes_over(const unsigned char *p, Py_ssize_t n,
+                                         Py_ssize_t limit) {
+        Py_ssize_t i = 0, j, name, count;
+        int closing, r;
+        const unsigned char *q;
+        unsigned char c;
+        while (i + 1 < n) {
+            q = memchr(p + i, '<', n - i - 1);
+            if (q == NULL) break;
+            i = q - p;
+            c = p[i + 1];
+            if (sb_letter(c) || (c == '/' && i + 2 < n && sb_letter(p[i + 2]))) {
+                name = i + 1 + (c == '/');
+                for (j = name + 1; j < n && !sb_space(p[j]) && p[j] != '/' && p[j] != '>'; j++)
+                    ;
+                i = sb_tag(p, n, j, &count, &closing);
+                if (c == '/') continue;  /* an end tag: its attributes are dropped */
+                if (count > limit) return count;
+                if (closing) continue;
+                if (sb_named(p + name, j - name, "script")) i = sb_script_end(p, n, i);
+                else if (sb_named(p + name, j - name, "plaintext")) return 0;
+                else
+                    for (r = 0; sb_raw_names[r] != NULL; r++)
+                        if (sb_named(p + name, j - name, sb_raw_names[r])) {
+                            i = sb_raw_end(p, n, i, sb_raw_names[r]);
+                            break;
+                        }
+            } else if (c == '!' && i + 3 < n && p[i + 2] == '-' && p[i + 3] == '-') {
+                i = sb_comment_end(p, n, i + 4);
+            } else if (c == '!' || c == '?' || c == '/') {  /* to the next '>' */
+                q = i + 2 < n ? memchr(p + i + 2, '>', n - i - 2) : NULL;
+                i = q != NULL ? q - p + 1 : n;
+            } else {
+                i++;
+            }
+        }
+        return 0;
+    }
+    """
+    Py_ssize_t sb_attributes_over(const unsigned char* p, Py_ssize_t n, Py_ssize_t limit) noexcept
+
+
+def attributes_over(bytes data, Py_ssize_t limit):
+    """``document._attributes_over``: the attributes of the first tag with more than
+    ``limit``, 0 when none has, as libxml2's HTML parser reads the page's tags (raw text
+    elements' content, comments and quoted values hold none); one scan, the Python
+    function's regular expressions as a state machine."""
+    return sb_attributes_over(<const unsigned char*>PyBytes_AS_STRING(data), len(data), limit)
 
 
 cdef extern from *:

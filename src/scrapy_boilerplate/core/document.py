@@ -9,7 +9,6 @@ collected once into a set and every walk skips them. Walks are iterative
 from __future__ import annotations
 
 import re
-import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -482,24 +481,12 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 #: More attributes than this on one tag: libxml2 compares each attribute with all the
-#: earlier ones of its tag, so a hostile tag holds the parser (one uninterruptible call)
-#: far past any page's timeout (docs/reliability.md has the figures). Real tags have a
-#: handful. Only pages with more ``=`` than this are scanned (7 % of wcxb-dev's; at 1 024,
-#: three quarters were).
-MAX_ATTRIBUTES = 8192
-#: Possessive (Python 3.11+): a failed try at one ``<`` gives nothing back, which is faster.
-_POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
-
-
-def _attributes_pattern(limit: int) -> re.Pattern[bytes]:
-    """A tag (``<`` and an ASCII letter) with more than ``limit`` ``=`` before its next
-    ``<`` or ``>``."""
-    return re.compile(
-        f"<[A-Za-z][^<>=]*{_POSSESSIVE}(?:=[^<>=]*{_POSSESSIVE}){{{limit + 1}}}".encode()
-    )
-
-
-_MANY_ATTRIBUTES = _attributes_pattern(MAX_ATTRIBUTES)
+#: earlier ones of its tag, so a page of tags with many attributes costs its size times
+#: their number, in one uninterruptible call (``benchmarks/attribute_cap.py`` measures it;
+#: docs/reliability.md has the figures). At this cap a page of the largest size costs a few
+#: ordinary parses of that size; real tags have a handful of attributes, the most found on
+#: page of the datasets is below it (``benchmarks/markup_scan.py --survey``).
+MAX_ATTRIBUTES = 256
 
 
 @_compiled.twin("markup_counts")
@@ -510,12 +497,128 @@ def _markup_counts(data: bytes) -> tuple[int, int]:
     return int(np.count_nonzero(codes == 60)), int(np.count_nonzero(codes == 61))
 
 
-@_compiled.twin("many_attributes")
-def _many_attributes(data: bytes, limit: int) -> bool:
-    """Whether a tag of ``data`` holds more than ``limit`` attributes (``=`` between its
-    ``<`` and its next ``<`` or ``>``); compiled twin: ``_speedups.many_attributes``."""
-    pattern = _MANY_ATTRIBUTES if limit == MAX_ATTRIBUTES else _attributes_pattern(limit)
-    return pattern.search(data) is not None
+# The tokens of a tag as libxml2's HTML parser reads them (the HTML5 tokenizer): a run of
+# separators (space, tab, newline, form feed, carriage return, "/"), or an attribute (a
+# name with or without a value: the name runs to a space, "/", ">" or "="; a value is
+# quoted, where ">" and "<" do not end the tag, or runs to a space or ">").
+_SEPARATORS = rb"[\t\n\f\r /]+"
+_ATTRIBUTE = (
+    rb"[^\t\n\f\r />][^\t\n\f\r />=]*"
+    rb"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?"
+)
+_TAG_BODY = re.compile(rb"(?:" + _SEPARATORS + rb"|" + _ATTRIBUTE + rb")*")
+_TAG_TOKEN = re.compile(rb"(" + _SEPARATORS + rb")|" + _ATTRIBUTE)
+# What a "<" opens outside raw text: a start tag (1: its name), an end tag, a comment (2),
+# or a bogus comment ("<!", "<?", "</" and no letter; a doctype), which ends at the next
+# ">" wherever it stands. A "<" before anything else is text.
+_MARKUP = re.compile(rb"<(?:([A-Za-z][^\t\n\f\r />]*)|/[A-Za-z][^\t\n\f\r />]*|(!--)|[!?/])")
+_COMMENT_END = re.compile(rb"--!?>")
+# Elements whose content libxml2 reads as text up to their end tag (when their start tag
+# does not end in "/>"): RAWTEXT and RCDATA in HTML5's terms, and plaintext (to the end).
+_RAW_TEXT = {
+    name: re.compile(rb"</(?i:" + name + rb")[\t\n\f\r />]")
+    for name in (b"style", b"title", b"textarea", b"xmp", b"iframe", b"noembed", b"noframes")
+}
+_END = rb"</(?i:script)[\t\n\f\r />]"
+# Script data: its end tag, or "<!--", after which "<script" switches to the double-escaped
+# state, where "</script" does not end the script (it returns to the escaped state) and
+# "-->" ends both.
+_SCRIPT = re.compile(_END + rb"|(<!--)")
+_SCRIPT_ESCAPED = re.compile(_END + rb"|(-->)|(<(?i:script)[\t\n\f\r />])")
+_SCRIPT_DOUBLE_ESCAPED = re.compile(rb"(-->)|(</(?i:script)[\t\n\f\r />])")
+
+
+def _script_end(data: bytes, pos: int) -> int:
+    """Where the content of a ``<script>`` that starts at ``pos`` ends: the ``<`` of its end
+    tag, or the end of ``data`` (HTML5's script data states, libxml2's since 2.14)."""
+    state = 0  # 0: script data, 1: escaped (after "<!--"), 2: double escaped
+    while True:
+        if state == 0:
+            m = _SCRIPT.search(data, pos)
+            if m is None:
+                return len(data)
+            if m.group(1) is None:  # its end tag
+                return m.start()
+            state, pos = 1, m.end() - 2  # (its dashes may close it at once: "<!-->")
+            continue
+        if state == 1:
+            m = _SCRIPT_ESCAPED.search(data, pos)
+            if m is None:
+                return len(data)
+            if m.lastindex is None:  # its end tag
+                return m.start()
+            state = 0 if m.group(1) is not None else 2
+        else:
+            m = _SCRIPT_DOUBLE_ESCAPED.search(data, pos)
+            if m is None:
+                return len(data)
+            state = 0 if m.group(1) is not None else 1
+        pos = m.end()
+
+
+@_compiled.twin("attributes_over")
+def _attributes_over(data: bytes, limit: int) -> int:
+    """The attributes of the first tag of ``data`` with more than ``limit``, 0 when none
+    has, as libxml2's HTML parser reads its tags (the content of ``<script>``, ``<style>``,
+    ``<title>``, ``<textarea>`` and the other raw text elements, comments and quoted values
+    hold no tag; an attribute is counted with or without a value). Only a tag of more than
+    ``2 * limit`` bytes is counted here; the compiled twin, ``_speedups.attributes_over``,
+    counts every tag in one scan."""
+    n = len(data)
+    pos = 0
+    while True:
+        m = _MARKUP.search(data, pos)
+        if m is None:
+            return 0
+        pos = m.end()
+        if m.group(2) is not None:  # a comment: "<!-->" and "<!--->" are whole comments
+            if data.startswith(b">", pos):
+                pos += 1
+            elif data.startswith(b"->", pos):
+                pos += 2
+            else:
+                close = _COMMENT_END.search(data, pos)
+                pos = close.end() if close is not None else n
+            continue
+        if m.group(0)[1:2] in b"!?" or m.group(0) == b"</":  # a bogus comment, a doctype
+            gt = data.find(b">", pos)
+            pos = gt + 1 if gt >= 0 else n
+            continue
+        body = _TAG_BODY.match(data, pos)  # (always matches: every part is optional)
+        body_end = body.end() if body is not None else pos
+        if (body_end - pos + 1) // 2 > limit and m.group(1) is not None:
+            # (each attribute takes two bytes at least: one of name, one of separator)
+            count = _count_attributes(data, pos, body_end)
+            if count > limit:
+                return count
+        name = (m.group(1) or b"").lower()
+        pos = body_end + 1
+        if body_end >= n or (name not in _RAW_TEXT and name not in (b"script", b"plaintext")):
+            continue
+        if _self_closing(data, m.end(), body_end):  # "<script/>": no content
+            continue
+        if name == b"plaintext":
+            return 0
+        pos = _script_end(data, pos) if name == b"script" else _raw_end(data, pos, name)
+        # (the end tag's "<": it is read as a tag next)
+
+
+def _raw_end(data: bytes, pos: int, name: bytes) -> int:
+    end = _RAW_TEXT[name].search(data, pos)
+    return end.start() if end is not None else len(data)
+
+
+def _count_attributes(data: bytes, start: int, end: int) -> int:
+    return sum(1 for t in _TAG_TOKEN.finditer(data, start, end) if t.group(1) is None)
+
+
+def _self_closing(data: bytes, start: int, end: int) -> bool:
+    """Whether the tag whose attributes are ``data[start:end]`` (``end`` at its ``>``) ends
+    in "/>" read as a separator (not as the end of an unquoted value: ``<p a=b/>``)."""
+    if data[end - 1 : end] != b"/":
+        return False
+    tokens = list(_TAG_TOKEN.finditer(data, start, end))
+    return bool(tokens) and tokens[-1].group(1) is not None
 
 
 def check_markup(data: bytes, max_nodes: int) -> int:
@@ -529,14 +632,15 @@ def check_markup(data: bytes, max_nodes: int) -> int:
     C, in time linear in the page. ``data``: the page's bytes
     (:func:`parse` encodes decoded text to UTF-8 first).
     """
-    tags, equals = _markup_counts(data)
+    tags, _ = _markup_counts(data)
     if max_nodes and tags > 4 * max_nodes:
         raise UnsupportedInput(
             Reason.TOO_MANY_NODES, f"{tags} '<' before parsing > 4 x max_nodes {max_nodes}"
         )
-    if equals > MAX_ATTRIBUTES and _many_attributes(data, MAX_ATTRIBUTES):
+    most = _attributes_over(data, MAX_ATTRIBUTES)
+    if most:
         raise UnsupportedInput(
-            Reason.TOO_MANY_ATTRIBUTES, f"a tag with over {MAX_ATTRIBUTES} attributes"
+            Reason.TOO_MANY_ATTRIBUTES, f"a tag with {most} attributes > {MAX_ATTRIBUTES}"
         )
     return tags
 

@@ -34,6 +34,8 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import TextResponse
 
+from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT, check_binary, check_markup
+from scrapy_boilerplate.core.errors import UnsupportedInput
 from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError
 from scrapy_boilerplate.scrapy.runner import ExtractionTimeout
 from scrapy_boilerplate.scrapy.state import Component
@@ -146,10 +148,20 @@ def _entity_lists(
     page: Any, query: str, top_k: int, model: str | None, max_nodes: int, max_predicates: int
 ) -> Any:
     """Runs where the runner runs pages: ``page`` is HTML, or a response whose tree (the
-    one its callback used, or built here, off the event loop) is read."""
-    from scrapy_boilerplate.entities.extract import extract_entities
+    one its callback used, or built here, off the event loop) is read. The response's bytes
+    are checked first, as ``parse`` checks HTML and the middleware a response, so that
+    Scrapy's parser never reads what ``parse`` refuses (a tag of too many attributes holds
+    it in one uninterruptible call): the result is empty, with the reason."""
+    from scrapy_boilerplate.entities.extract import EntityResult, extract_entities
 
     if isinstance(page, TextResponse):
+        try:
+            check_binary(page.body)
+            check_markup(page.body, MAX_NODES_DEFAULT)
+        except UnsupportedInput as exc:
+            refused = EntityResult(query)
+            refused.reason = exc.reason
+            return refused
         try:
             page = page.selector
         except ValueError:  # Scrapy reads <base href> with w3lib: "https://www:x.org/"
