@@ -1294,6 +1294,32 @@ def _name_length(name: Any) -> int:
     return len(name) - name.find("}") - 1 if name[:1] == "{" else len(name)
 
 
+_WHITE_SPACE = re.compile(r"\s")  # the characters str.split() splits on
+#: Texts longer than this are collapsed by :func:`_single_spaced` piece by piece.
+SPACING_PIECE = 1 << 16
+
+
+def _single_spaced(raw: str) -> str:
+    """``" ".join(raw.split())``, in pieces for a long text.
+
+    ``str.split`` makes a string object per word, about 13 times a long text's size: a
+    text node of a few megabytes is therefore cut, at white space, into pieces of about
+    :data:`SPACING_PIECE` characters, each collapsed on its own (no word spans two pieces).
+    """
+    if len(raw) <= SPACING_PIECE:
+        return " ".join(raw.split())
+    parts: list[str] = []
+    i, n = 0, len(raw)
+    while i < n:
+        m = _WHITE_SPACE.search(raw, min(i + SPACING_PIECE, n))
+        j = m.start() if m else n
+        piece = " ".join(raw[i:j].split())
+        if piece:
+            parts.append(piece)
+        i = j
+    return " ".join(parts)
+
+
 def _leaf_segment(doc: Document) -> list[TextBlock]:
     """DOM-leaf blocks in one iterative walk.
 
@@ -1319,7 +1345,7 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
         nonlocal offset
         if not len(blocks) & 255:
             check()  # the page's deadline, every 256 blocks
-        text = " ".join(raw.split())
+        text = _single_spaced(raw)
         block = TextBlock(
             text=text,
             element=node.element,

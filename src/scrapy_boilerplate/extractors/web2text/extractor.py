@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
+
+import numpy as np
 
 from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.core.document import Document
@@ -67,10 +69,7 @@ class Web2TextExtractor(Extractor):
         return checked
 
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
-        from scrapy_boilerplate.extractors.web2text.features import (
-            EDGE_FEATURE_NAMES,
-            page_features,
-        )
+        from scrapy_boilerplate.extractors.web2text.features import page_feature_rows
 
         leaves = doc.leaf_blocks()
         model = load_model(params["model"])
@@ -78,9 +77,13 @@ class Web2TextExtractor(Extractor):
             return Extraction.from_blocks(
                 [], self.name, dict(params), extra={"model": model.path.name}
             )
-        block_x, edge_x = page_features(doc)
+        # The features as rows made chunk by chunk when the model slices them (all that
+        # potentials does with its arguments): the (n, 128) matrix never exists whole.
+        block_x, edge_x, line_breaks = page_feature_rows(doc)
         check()  # the page's deadline
-        unary, pairwise = model.potentials(block_x, edge_x)
+        unary, pairwise = model.potentials(cast(np.ndarray, block_x), cast(np.ndarray, edge_x))
+        breaks = line_breaks.tolist()
+        del block_x, edge_x, line_breaks  # the statistics are freed before the blocks are made
         check()
         p_content = unary[:, 1].tolist()
         if params["unary_only"]:
@@ -103,7 +106,6 @@ class Web2TextExtractor(Extractor):
             )
             for b, lab, p in zip(leaves, labels, p_content, strict=True)
         ]
-        breaks = edge_x[:, EDGE_FEATURE_NAMES.index("line_break")].tolist()
         return Extraction.from_blocks(
             blocks,
             self.name,

@@ -25,11 +25,14 @@ sentence length, ends with punctuation, ends with question mark, copyright, emai
 year, capital ratio and its square and cube), then contains form element. This is the
 order of the authors' ``NodeBlockExtractor`` minus its author-extraction columns.
 
-How it is computed: the block texts are joined once and classified character by
-character with a lookup table (numpy), so words, capitals, digits, punctuation and
-sentence breaks are counted for all blocks at once; one pass over the Collapsed DOM gives
-every node the range of blocks below it, and every node statistic is then a difference
-of prefix sums over blocks. The walk that segments the page into DOM leaves
+How it is computed: the block texts are joined and classified character by character
+with a lookup table (numpy), a window of :data:`WINDOW` characters at a time, so words,
+capitals, digits, punctuation and sentence breaks are counted for many blocks at once in
+memory that does not grow with the text; one pass over the Collapsed DOM gives every node
+the range of blocks below it, and every node statistic is then a difference of prefix sums
+over blocks. The extractor takes the block and edge matrices as :class:`FeatureRows`, made
+a chunk of blocks at a time from these statistics, so the ``(n, 128)`` matrix never exists
+whole. The walk that segments the page into DOM leaves
 (``document._leaf_segment``) also measures where each text node sits in the serialised
 page ("source code" positions, ``TextBlock.source_start``); line breaks come from the
 Collapsed DOM's block ranges plus the textless block-level elements between blocks.
@@ -127,8 +130,10 @@ __all__ = [
     "N_BLOCK",
     "N_EDGE",
     "STOPWORDS",
+    "FeatureRows",
     "block_features",
     "edge_features",
+    "page_feature_rows",
     "page_features",
 ]
 
@@ -378,6 +383,11 @@ def _stop_hashes(stopwords: frozenset[str]) -> np.ndarray:
     return np.array(sorted(hashes), np.uint64)
 
 
+@lru_cache(maxsize=16)
+def _longest(stopwords: frozenset[str]) -> int:
+    return max(map(len, stopwords), default=0)
+
+
 def _block_of(positions: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Index of the block each character position of the joined text belongs to."""
     return np.searchsorted(starts, positions, side="right") - 1
@@ -389,6 +399,15 @@ def _count_per_block(positions: np.ndarray, starts: np.ndarray, n: int) -> np.nd
     return np.bincount(_block_of(positions, starts), minlength=n)
 
 
+#: Characters of the joined block texts classified at a time by :func:`_text_counts`: its
+#: per-character arrays (code points, classes, word hashes: about 40 bytes a character)
+#: then take a bounded amount of memory, whatever the size of the page's text.
+WINDOW = 1 << 15
+#: Rows of block or node statistics computed at a time (float64 temporaries of about 150
+#: bytes a row).
+ROWS = 1 << 13
+
+
 def _text_counts(
     texts: list[str], link_chars: np.ndarray, stopwords: frozenset[str]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -398,90 +417,177 @@ def _text_counts(
     (characters, words, word characters, stopwords, punctuation, digits, sentences,
     capitalised words, then the number of copyright signs, emails, URLs and years, and
     link characters); the two flags tell how each block's text ends.
+
+    Consecutive blocks are joined, a group of about :data:`WINDOW` characters at a time,
+    with ``"\n"`` (no pattern crosses it: it never occurs in a block, whitespace being
+    collapsed); a group's text is classified in windows of :data:`WINDOW` characters, each
+    seen with one character before it and a few after it (every pattern looks at most that
+    far), and every word, sentence break, punctuation mark... is counted in the window where
+    it starts. The counts are those of one pass over all the text, in memory that grows
+    with neither the page's text nor a block's length.
     """
     n = len(texts)
     lengths = np.fromiter(map(len, texts), np.int64, n)
-    starts = np.zeros(n, np.int64)
-    np.cumsum(lengths[:-1] + 1, out=starts[1:])
-    ends = starts + lengths
-    joined = "\n".join(texts)  # "\n" never occurs in a block (whitespace is collapsed)
-    cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), "<u4")
-    size = cps.size
+    counts = np.zeros((n, _N_K), np.int64)
+    counts[:, _K_CHARS] = lengths
+    counts[:, _K_SENT] = 1
+    # Words of at most ``longest`` characters are looked up in the stoplist (lower-casing
+    # never shortens a word); the window's context after it holds the end of any such word
+    # (and of the 4-digit years).
+    stop_hashes = _stop_hashes(stopwords) if stopwords else None
+    longest = _longest(stopwords)
+    after = max(8, longest + 2)
+    begin = np.zeros(n, np.int64)  # where each block starts in all the texts joined
+    np.cumsum(lengths[:-1] + 1, out=begin[1:])
+    g0 = 0
+    while g0 < n:
+        g1 = max(g0 + 1, int(np.searchsorted(begin, begin[g0] + WINDOW)))
+        joined = "\n".join(texts[g0:g1])
+        starts = begin[g0:g1] - begin[g0]
+        rows = counts[g0:g1]
+        size = len(joined)
+        for a in range(0, size, WINDOW):
+            check()  # the page's deadline, every window
+            b = min(size, a + WINDOW)
+            _count_window(joined, a, b, after, starts, rows, stopwords, stop_hashes, longest)
+        if "://" in joined:
+            found = np.fromiter((m.start() for m in _URL.finditer(joined)), np.int64)
+            rows[:, _K_URL] = _count_per_block(found, starts, g1 - g0)
+        g0 = g1
+    counts[:, _K_LINK] = link_chars
+    # How each text ends: its last character (an empty text: the character before it in
+    # all the texts joined, the last one's for the first).
+    last = [t[-1:] or "\n" for t in texts]
+    if not texts[0] and n > 1:
+        last[0] = texts[-1][-1:] or "\n"
+    last_cps = _code_points("".join(last))
+    ends_punct = (_classes(last_cps) & _PUN) != 0
+    ends_question = last_cps == ord("?")
+    return counts, ends_punct, ends_question
+
+
+def _code_points(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), "<u4")
+
+
+def _classes(cps: np.ndarray) -> np.ndarray:
+    """The class bits of code points (the table, then astral characters one by one)."""
     cls = _class_table()[np.minimum(cps, _BMP - 1)]
     astral = cps >= _BMP
     if astral.any():
         for cp in np.unique(cps[astral]).tolist():
             cls[cps == cp] = _char_class(chr(cp))
+    return cls
 
-    counts = np.zeros((n, _N_K), np.int64)
-    counts[:, _K_CHARS] = lengths
+
+def _count_window(
+    joined: str,
+    a: int,
+    b: int,
+    after: int,
+    starts: np.ndarray,
+    counts: np.ndarray,
+    stopwords: frozenset[str],
+    stop_hashes: np.ndarray | None,
+    longest: int,
+) -> None:
+    """Add to ``counts`` what starts in ``joined[a:b]`` (see :func:`_text_counts`)."""
+    # The context: the character before the window, the window, ``after`` characters; NUL
+    # (class 0: neither word, space nor capital, as the text's ends are) before and after
+    # the text. Context index ``k`` is text position ``k + base``.
+    base = a - 1
+    begin, hi = max(base, 0), min(len(joined), b + after)
+    width = b - base + after
+    cps = np.zeros(width, np.uint32)
+    cps[begin - base : hi - base] = _code_points(joined[begin:hi])
+    cls = _classes(cps)
     word = (cls & _W) != 0
-    edge = np.empty(size + 1, bool)  # word[k] != word[k - 1], with False outside
-    edge[0] = word[0] if size else False
-    edge[size] = word[-1] if size else False
-    np.not_equal(word[1:], word[:-1], out=edge[1:size])
-    bounds = np.flatnonzero(edge)
-    wstart, wend = bounds[0::2], bounds[1::2]  # words are [wstart, wend)
-    wblock = _block_of(wstart, starts)
+    m = b - a
+    span = slice(1, 1 + m)  # the window
+    # Blocks that the window touches, and a block index for window positions.
+    first = int(np.searchsorted(starts, a, side="right")) - 1
+    last = int(np.searchsorted(starts, b - 1, side="right"))
+    bstarts = starts[first:last] - base
+    rows = counts[first:last]
+
+    def add(column: int, positions: np.ndarray) -> None:  # positions in the context
+        if positions.size:
+            index = np.searchsorted(bstarts, positions, side="right") - 1
+            rows[:, column] += np.bincount(index, minlength=len(bstarts))
+
+    # Word characters, by prefix sums at the blocks' parts of the window ([lo, hi) in
+    # window positions) rather than position by position: most characters are.
+    part_lo = np.clip(bstarts - 1, 0, m)
+    part_hi = np.append(part_lo[1:], m)
+    total = np.zeros(m + 1, np.int64)
+    np.cumsum(word[span], out=total[1:])
+    rows[:, _K_WORDLEN] += total[part_hi] - total[part_lo]
+    # A word starts where a word character follows a non-word one.
+    wstart = np.flatnonzero(word[span] & ~word[:m]) + 1
     if wstart.size:
-        counts[:, _K_WORDS] = np.bincount(wblock, minlength=n)
-        counts[:, _K_WORDLEN] = np.bincount(wblock, wend - wstart, minlength=n).astype(np.int64)
+        wblock = np.searchsorted(bstarts, wstart, side="right") - 1
+        rows[:, _K_WORDS] += np.bincount(wblock, minlength=len(bstarts))
         capital = (cls[wstart] & _UP) != 0
-        counts[:, _K_CAP] = np.bincount(wblock[capital], minlength=n)
-        if stopwords:
-            is_stop = _stopword_flags(joined, cps, wstart, wend, stopwords)
-            counts[:, _K_STOP] = np.bincount(wblock[is_stop], minlength=n)
+        rows[:, _K_CAP] += np.bincount(wblock[capital], minlength=len(bstarts))
+        # Each word's end: the next non-word character (past the context: a long word).
+        breaks = np.flatnonzero(~word)
+        k = np.searchsorted(breaks, wstart)
+        wend = np.append(breaks, width + after)[k]
+        length = wend - wstart
+        if stop_hashes is not None:
+            short = length <= longest
+            if short.any():
+                s, e = wstart[short], wend[short]
+                shift = base - begin  # context index -> position in joined[begin:hi]
+                stop = _stopword_flags(
+                    joined, begin, hi, s + shift, e + shift, stopwords, stop_hashes
+                )
+                add(_K_STOP, s[stop])
         # A year is a word of exactly four ASCII digits (the code's \b\d{4}\b).
-        four = wstart[wend - wstart == 4]
+        four = wstart[length == 4]
         if four.size:
-            ascii_digit = (cps >= 48) & (cps <= 57)
-            year = ascii_digit[four] & ascii_digit[four + 1] & ascii_digit[four + 2]
-            year &= ascii_digit[four + 3]
-            counts[:, _K_YEAR] = _count_per_block(four[year], starts, n)
-    counts[:, _K_PUNCT] = _count_per_block(np.flatnonzero(cls & _PUN), starts, n)
-    counts[:, _K_NUM] = _count_per_block(np.flatnonzero(cls & _DIG), starts, n)
+            year = np.ones(four.size, bool)
+            for i in range(4):
+                d = cps[four + i]
+                year &= (d >= 48) & (d <= 57)
+            add(_K_YEAR, four[year])
+    add(_K_PUNCT, np.flatnonzero(cls[span] & _PUN) + 1)
+    add(_K_NUM, np.flatnonzero(cls[span] & _DIG) + 1)
     # A sentence ends at [.?!;] followed by white space and an upper-case letter; block
     # texts have single spaces and the "\n" separator never matches the space.
-    counts[:, _K_SENT] = 1
-    if size > 2:
-        split = ((cls[:-2] & _SEN) != 0) & (cps[1:-1] == 32) & ((cls[2:] & _UP) != 0)
-        counts[:, _K_SENT] += _count_per_block(np.flatnonzero(split), starts, n)
-    counts[:, _K_COPY] = _count_per_block(np.flatnonzero(cps == 0xA9), starts, n)
+    split = ((cls[span] & _SEN) != 0) & (cps[2 : 2 + m] == 32)
+    split &= (cls[3 : 3 + m] & _UP) != 0
+    add(_K_SENT, np.flatnonzero(split) + 1)
+    add(_K_COPY, np.flatnonzero(cps[span] == 0xA9) + 1)
     # An email is \w+@[\w.]+: an "@" between a word character and a word character or ".".
-    at = np.flatnonzero(cps[1:-1] == 64) + 1 if size > 2 else np.zeros(0, np.int64)
+    at = np.flatnonzero(cps[span] == 64) + 1
     if at.size:
         ok = ((cls[at - 1] & _W) != 0) & (((cls[at + 1] & _W) != 0) | (cps[at + 1] == 46))
-        counts[:, _K_EMAIL] = _count_per_block(at[ok], starts, n)
-    if "://" in joined:
-        found = np.fromiter((m.start() for m in _URL.finditer(joined)), np.int64)
-        counts[:, _K_URL] = _count_per_block(found, starts, n)
-    counts[:, _K_LINK] = link_chars
-    ends_punct = (cls[ends - 1] & _PUN) != 0
-    ends_question = cps[ends - 1] == ord("?")
-    return counts, ends_punct, ends_question
+        add(_K_EMAIL, at[ok])
 
 
 def _stopword_flags(
     joined: str,
-    cps: np.ndarray,
+    lo: int,
+    hi: int,
     wstart: np.ndarray,
     wend: np.ndarray,
     stopwords: frozenset[str],
+    stop_hashes: np.ndarray,
 ) -> np.ndarray:
-    """One flag per word ``[wstart, wend)`` of ``joined``: is its lower-case form a stopword?
+    """One flag per word ``[wstart, wend)`` of ``joined[lo:hi]`` (positions from ``lo``):
+    is its lower-case form a stopword?
 
     Words are hashed with numpy (prefix sums of ``code point * B**k`` modulo 2**64), so no
     Python string is made per word; the stoplist is hashed the same way once.
     """
-    lower = joined.lower()
-    if len(lower) != len(joined):  # lower-casing changed the text's shape: word by word
-        words = [w.lower() for w in _WORD.findall(joined)]
+    text = joined[lo:hi]
+    lower = text.lower()
+    if len(lower) != len(text):  # lower-casing changed the text's shape: word by word
+        words = [text[s:e].lower() for s, e in zip(wstart.tolist(), wend.tolist(), strict=True)]
         return np.fromiter(map(stopwords.__contains__, words), bool, len(words))
-    if lower == joined:
-        lc = cps
-    else:
-        lc = np.frombuffer(lower.encode("utf-32-le", "surrogatepass"), "<u4")
-    size = lc.size
+    lc = _code_points(lower)
+    size = int(wend.max())
     powers = np.empty(size + 1, np.uint64)
     powers[0] = 1
     powers[1:] = _HASH_BASE
@@ -491,11 +597,14 @@ def _stopword_flags(
     inverse[1:] = _HASH_INV
     np.cumprod(inverse, out=inverse)
     prefix = np.zeros(size + 1, np.uint64)
-    np.cumsum(lc.astype(np.uint64) * powers[:size], out=prefix[1:])
+    np.cumsum(lc[:size].astype(np.uint64) * powers[:size], out=prefix[1:])
     length = (wend - wstart).astype(np.uint64)
     hashes = (prefix[wend] - prefix[wstart]) * inverse[wstart]
     hashes ^= length * np.uint64(0x100000001B3)
-    return np.isin(hashes, _stop_hashes(stopwords))
+    if not stop_hashes.size:
+        return np.zeros(hashes.size, bool)
+    at = np.minimum(np.searchsorted(stop_hashes, hashes), stop_hashes.size - 1)
+    return stop_hashes[at] == hashes  # (the hashes are sorted)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -779,87 +888,151 @@ class _PageFeatures:
     edge: np.ndarray  # (max(n - 1, 0), 25) float32
 
 
-def _compute(doc: Document, stopwords: frozenset[str] | None) -> _PageFeatures:
-    """Compute the block and edge matrices of a page (see the module docstring)."""
+@dataclass
+class _PageStats:
+    """What the feature rows of a page are made from: per node and per block statistics,
+    about a fifth of the size of the block matrix itself (see :meth:`block_rows`)."""
+
+    n: int
+    parent: np.ndarray  # of every CDOM node (see _Tree)
+    depth: np.ndarray
+    chain: np.ndarray
+    leaf: np.ndarray  # node of each block
+    node: np.ndarray  # (nodes, 20) float32: the node features
+    text: np.ndarray  # (n, 24) float32: b4-b27
+    dup: np.ndarray  # how many blocks have each block's text
+    class_path: np.ndarray  # class-path id of each block, and how many blocks have each
+    path_count: np.ndarray
+    parent_tags: np.ndarray  # rows of _tag_matrix per tag chain
+    leaf_tags: np.ndarray
+    breaks: np.ndarray  # (n - 1,) bool: edge feature 5
+
+    def block_rows(self, i: int, j: int) -> np.ndarray:
+        """Rows ``i:j`` of the block matrix."""
+        out = np.zeros((j - i, N_BLOCK), np.float32)
+        # b1-b3: duplicates and class path.
+        dup = self.dup[i:j]
+        out[:, 0] = dup > 1
+        out[:, 1] = dup > 10
+        out[:, 2] = self.path_count[self.class_path[i:j]] / self.n
+        # b4-b27: the block's own text.
+        out[:, _C_LEAF:_C_HAS_P] = self.text[i:j]
+        # b28-b68 parent, b69-b89 grandparent, b90-b109 root, b110-b128 the block's tags.
+        parent, node = self.parent, self.node
+        leaf = self.leaf[i:j]
+        p = parent[leaf]
+        has_p = p >= 0
+        gp = np.where(has_p, parent[np.maximum(p, 0)], -1)
+        has_gp = gp >= 0
+        out[:, _C_HAS_P] = has_p
+        out[has_p, _C_P:_C_PTAGS] = node[p[has_p]]
+        out[has_p, _C_PTAGS:_C_HAS_GP] = self.parent_tags[self.chain[p[has_p]]]
+        out[:, _C_HAS_GP] = has_gp
+        out[has_gp, _C_GP:_C_ROOT] = node[gp[has_gp]]
+        out[:, _C_ROOT:_C_TAGS] = node[0]
+        out[:, _C_TAGS:] = self.leaf_tags[self.chain[leaf]]
+        return out
+
+    def edge_rows(self, i: int, j: int) -> np.ndarray:
+        """Rows ``i:j`` of the edge matrix (edge ``k`` joins blocks ``k`` and ``k + 1``)."""
+        edge = np.zeros((j - i, N_EDGE), np.float32)
+        if j > i:
+            # Leaves are consecutive in pre-order, so the node right after leaf k is a child
+            # of the common ancestor of blocks k and k + 1.
+            a = self.leaf[i:j]
+            b = self.leaf[i + 1 : j + 1]
+            ancestor = self.parent[a + 1]
+            depth = self.depth
+            distance = depth[a] + depth[b] - 2 * depth[ancestor]
+            edge[:, 0] = distance == 2
+            edge[:, 1] = distance == 3
+            edge[:, 2] = distance == 4
+            edge[:, 3] = distance > 4
+            edge[:, 4] = self.breaks[i:j]
+            edge[:, 5:] = self.node[ancestor]
+        return edge
+
+
+def _stats(doc: Document, stopwords: frozenset[str] | None) -> _PageStats | None:
+    """The statistics of a page's blocks and nodes (see the module docstring); None for a
+    page without blocks."""
     if stopwords is None:
         stopwords = STOPWORDS
     blocks = doc.leaf_blocks()
     n = len(blocks)
     if n == 0:
-        return _PageFeatures(np.zeros((0, N_BLOCK), np.float32), np.zeros((0, N_EDGE), np.float32))
+        return None
     tree = _flatten(doc, n)
     texts = [b.text for b in blocks]
     link = np.fromiter([b.link_chars for b in blocks], np.int64, n)
     check()
     counts, ends_punct, ends_question = _text_counts(texts, link, stopwords)
     check()
-    lo, hi = tree.lo, tree.hi
 
     # Positions of the blocks' text nodes in the page as serialised again.
     start = np.fromiter([b.source_start for b in blocks], np.float64, n)
     end = np.fromiter([b.source_end for b in blocks], np.float64, n)
     body = max(end[-1] - start[0], 1.0)
 
-    # The 20 node features of every CDOM node, from prefix sums over its block range.
+    # b4-b27 (the block's own text) and the 20 node features of every CDOM node, from
+    # prefix sums over its block range: computed in float64, kept in float32 (the type of
+    # the matrices they are copied to), :data:`ROWS` rows at a time so that the float64
+    # temporaries stay small (elementwise: the same values as all rows at once).
+    text = np.empty((n, 24), np.float32)
+    for i in range(0, n, ROWS):
+        j = min(n, i + ROWS)
+        c = counts[i:j]
+        words = c[:, _K_WORDS]
+        punct = c[:, _K_PUNCT]
+        rel = (start[i:j] - start[0]) / body
+        t = text[i:j]
+        t[:, 0] = words > 0
+        t[:, 1] = _log_clip(words.astype(np.float64), 0.0, 3.5)
+        t[:, 2:19] = _text_columns(c, ends_punct[i:j], ends_question[i:j], 5.5)
+        t[:, 19] = punct > 0
+        t[:, 20] = np.minimum(punct, 10)
+        t[:, 21] = c[:, _K_SENT] > 1
+        t[:, 22] = rel
+        t[:, 23] = rel * rel
     prefix = np.zeros((n + 1, _N_K), np.int64)
     np.cumsum(counts, axis=0, out=prefix[1:])
-    sums = prefix[hi + 1] - prefix[lo]
-    node = np.empty((lo.size, 20))
-    node[:, 0] = (end[hi] - start[lo]) / body
-    node[:, 1] = np.minimum(_ratio(sums[:, _K_LINK], sums[:, _K_CHARS]), 1.0)
-    node[:, 2:19] = _text_columns(sums, ends_punct[hi], ends_question[hi], 10.0)
+    del counts
+    lo, hi = tree.lo, tree.hi
+    node = np.empty((lo.size, 20), np.float32)
+    for i in range(0, lo.size, ROWS):
+        j = min(lo.size, i + ROWS)
+        first, last = lo[i:j], hi[i:j]
+        sums = prefix[last + 1] - prefix[first]
+        node[i:j, 0] = (end[last] - start[first]) / body
+        node[i:j, 1] = np.minimum(_ratio(sums[:, _K_LINK], sums[:, _K_CHARS]), 1.0)
+        node[i:j, 2:19] = _text_columns(sums, ends_punct[last], ends_question[last], 10.0)
+    del prefix
     node[:, 19] = _form_flags(doc, tree)
 
-    out = np.zeros((n, N_BLOCK), np.float32)
-    # b1-b3: duplicates and class path.
     text_count = Counter(texts)
-    dup = np.fromiter(map(text_count.__getitem__, texts), np.int64, n)
-    out[:, 0] = dup > 1
-    out[:, 1] = dup > 10
-    out[:, 2] = np.bincount(tree.class_path)[tree.class_path] / n
-    # b4-b27: the block's own text.
-    words = counts[:, _K_WORDS]
-    punct = counts[:, _K_PUNCT]
-    rel = (start - start[0]) / body
-    c = _C_LEAF
-    out[:, c] = words > 0
-    out[:, c + 1] = _log_clip(words.astype(np.float64), 0.0, 3.5)
-    out[:, c + 2 : c + 19] = _text_columns(counts, ends_punct, ends_question, 5.5)
-    out[:, c + 19] = punct > 0
-    out[:, c + 20] = np.minimum(punct, 10)
-    out[:, c + 21] = counts[:, _K_SENT] > 1
-    out[:, c + 22] = rel
-    out[:, c + 23] = rel * rel
-    # b28-b68 parent, b69-b89 grandparent, b90-b109 root, b110-b128 the block's tags.
-    parent = tree.parent
-    p = parent[tree.leaf]
-    has_p = p >= 0
-    gp = np.where(has_p, parent[np.maximum(p, 0)], -1)
-    has_gp = gp >= 0
-    out[:, _C_HAS_P] = has_p
-    out[has_p, _C_P:_C_PTAGS] = node[p[has_p]]
-    out[has_p, _C_PTAGS:_C_HAS_GP] = _tag_matrix(tree.chains, PARENT_TAGS)[tree.chain[p[has_p]]]
-    out[:, _C_HAS_GP] = has_gp
-    out[has_gp, _C_GP:_C_ROOT] = node[gp[has_gp]]
-    out[:, _C_ROOT:_C_TAGS] = node[0]
-    out[:, _C_TAGS:] = _tag_matrix(tree.chains, LEAF_TAGS)[tree.chain[tree.leaf]]
+    return _PageStats(
+        n=n,
+        parent=tree.parent,
+        depth=tree.depth,
+        chain=tree.chain,
+        leaf=tree.leaf,
+        node=node,
+        text=text,
+        dup=np.fromiter(map(text_count.__getitem__, texts), np.int64, n),
+        class_path=tree.class_path,
+        path_count=np.bincount(tree.class_path),
+        parent_tags=_tag_matrix(tree.chains, PARENT_TAGS),
+        leaf_tags=_tag_matrix(tree.chains, LEAF_TAGS),
+        breaks=_line_breaks(doc, tree, n) if n > 1 else np.zeros(0, bool),
+    )
 
-    edge = np.zeros((n - 1, N_EDGE), np.float32)
-    if n > 1:
-        # Leaves are consecutive in pre-order, so the node right after leaf i is a child of
-        # the common ancestor of blocks i and i + 1.
-        a = tree.leaf[:-1]
-        b = tree.leaf[1:]
-        ancestor = parent[a + 1]
-        depth = tree.depth
-        distance = depth[a] + depth[b] - 2 * depth[ancestor]
-        edge[:, 0] = distance == 2
-        edge[:, 1] = distance == 3
-        edge[:, 2] = distance == 4
-        edge[:, 3] = distance > 4
-        edge[:, 4] = _line_breaks(doc, tree, n)
-        edge[:, 5:] = node[ancestor]
-    return _PageFeatures(out, edge)
+
+def _compute(doc: Document, stopwords: frozenset[str] | None) -> _PageFeatures:
+    """Compute the block and edge matrices of a page (see the module docstring)."""
+    stats = _stats(doc, stopwords)
+    if stats is None:
+        return _PageFeatures(np.zeros((0, N_BLOCK), np.float32), np.zeros((0, N_EDGE), np.float32))
+    return _PageFeatures(stats.block_rows(0, stats.n), stats.edge_rows(0, stats.n - 1))
 
 
 def _line_breaks(doc: Document, tree: _Tree, n: int) -> np.ndarray:
@@ -912,3 +1085,61 @@ def page_features(
     are computed a single time for both. Returns ``(block_features, edge_features)``."""
     features = _features(doc, stopwords)
     return features.block.copy(), features.edge.copy()
+
+
+class FeatureRows:
+    """A page's block or edge feature matrix, made a slice at a time.
+
+    ``rows[i:j]`` is the float32 matrix ``block_features(doc)[i:j]`` (or
+    ``edge_features(doc)[i:j]``): the same values, made when asked for from per-node and
+    per-block statistics of about a fifth of the matrix's size. ``len(rows)`` is its row
+    count; ``np.asarray(rows)`` makes the whole matrix.
+    """
+
+    def __init__(self, make: Any, count: int, width: int) -> None:
+        self._make = make
+        self.shape = (count, width)
+
+    ndim = 2
+    dtype = np.dtype(np.float32)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, index: slice) -> np.ndarray:
+        if not isinstance(index, slice):
+            raise TypeError(f"FeatureRows take a slice of rows, not {type(index).__name__}")
+        start, stop, step = index.indices(self.shape[0])
+        if step != 1:
+            return np.asarray(self)[index]
+        check()  # the page's deadline, every slice
+        return self._make(start, max(start, stop))
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        whole = self._make(0, self.shape[0])
+        return whole if dtype is None else whole.astype(dtype)
+
+
+def page_feature_rows(
+    doc: Document, stopwords: frozenset[str] | None = None
+) -> tuple[FeatureRows, FeatureRows, np.ndarray]:
+    """The block and edge features as :class:`FeatureRows`, and the line breaks.
+
+    What the extractor runs the networks on: ``Web2TextModel.potentials`` slices the page
+    into chunks of blocks, so the rows of one chunk exist at a time instead of the whole
+    ``(n, 128)`` matrix (512 bytes a block; nothing is cached on the document). The third
+    item is edge feature 5 (a line break between blocks ``i`` and ``i + 1``), bool.
+    """
+    stats = _stats(doc, stopwords)
+    if stats is None:
+        none = _PageFeatures(np.zeros((0, N_BLOCK), np.float32), np.zeros((0, N_EDGE), np.float32))
+        return (
+            FeatureRows(lambda i, j: none.block, 0, N_BLOCK),
+            FeatureRows(lambda i, j: none.edge, 0, N_EDGE),
+            np.zeros(0, bool),
+        )
+    return (
+        FeatureRows(stats.block_rows, stats.n, N_BLOCK),
+        FeatureRows(stats.edge_rows, stats.n - 1, N_EDGE),
+        stats.breaks,
+    )
