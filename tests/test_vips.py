@@ -606,6 +606,24 @@ async def test_a_crawl_refuses_a_meta_layout_over_boilerplate_max_nodes():
     assert boilerplate_stats(stats)["empty/too-many-nodes"] == 1
 
 
+@deferred_f_from_coro_f
+async def test_a_malformed_meta_layout_is_invalid_meta_and_the_item_is_kept():
+    # A layout a request carries is untrusted input, like the rest of its meta.
+    from scrapy_boilerplate.extractors.vips import LAYOUT_KEY
+    from scrapy_helpers import PagesSpider, boilerplate_stats, crawl
+
+    url = (PAGES / "article.html").as_uri()
+
+    class VipsSpider(PagesSpider):
+        name = "vips-bad-layout"
+        custom_settings: ClassVar[dict] = {"BOILERPLATE_EXTRACTOR": "vips"}
+
+    bad = {"format": 1, "nodes": [[0, "div"]]}
+    items, stats, _ = await crawl(spider=VipsSpider, urls=[url], metas={url: {LAYOUT_KEY: bad}})
+    assert items[0]["boilerplate_reason"] == "invalid-meta"
+    assert boilerplate_stats(stats)["empty/invalid-meta"] == 1
+
+
 @pytest.mark.parametrize("kind", ["layout", "snapshot"])
 def test_building_a_layout_checks_the_pages_deadline(monkeypatch, kind):
     from scrapy_boilerplate.core.deadline import ExtractionTimeout, within

@@ -78,7 +78,9 @@ class Extractor:
         return None
 
     def with_context(self, doc: Document, context: Any) -> Document:
-        """``doc`` carrying ``context`` (from :meth:`context_from_meta`, not None)."""
+        """``doc`` carrying ``context`` (from :meth:`context_from_meta`, not None). Raise
+        :class:`~scrapy_boilerplate.core.errors.InvalidParameter` when the context is
+        malformed: it came from a request's meta (the item gets reason ``invalid-meta``)."""
         return doc
 
 

@@ -24,7 +24,7 @@ from w3lib.encoding import html_to_unicode, http_content_type_encoding, read_bom
 
 from scrapy_boilerplate.core import registry
 from scrapy_boilerplate.core.document import check_binary, check_markup, parse
-from scrapy_boilerplate.core.errors import UnsupportedInput
+from scrapy_boilerplate.core.errors import InvalidParameter, UnsupportedInput
 from scrapy_boilerplate.core.extract import extract
 from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.core.result import Extraction
@@ -76,6 +76,10 @@ def _extract_page(
     except UnsupportedInput as exc:
         return Extraction.failed(
             exc.reason, extractor, params, url=url, extra={"detail": exc.detail}
+        )
+    except InvalidParameter as exc:  # the method refused what the request's meta carried
+        return Extraction.failed(
+            Reason.INVALID_META, extractor, params, url=url, extra={"error": f"{exc}"}
         )
     return extract(page, extractor, url=url, encoding=encoding, max_nodes=max_nodes, **params)
 

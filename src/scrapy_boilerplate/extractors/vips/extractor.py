@@ -42,7 +42,7 @@ from scrapy_boilerplate.extractors.vips.algorithm import (
     segment,
     tree_to_dict,
 )
-from scrapy_boilerplate.extractors.vips.layout import Layout, LNode
+from scrapy_boilerplate.extractors.vips.layout import Layout, LayoutError, LNode
 from scrapy_boilerplate.extractors.vips.render import RenderError
 
 _CACHE_KEY = "vips_layout"
@@ -401,8 +401,12 @@ class VipsExtractor(Extractor):
         return layout_from_meta(meta)
 
     def with_context(self, doc: Document, context: Any) -> Document:
-        """``doc`` with the request's layout attached (used by ``layout="auto"``)."""
-        return attach_layout(doc, context)
+        """``doc`` with the request's layout attached (used by ``layout="auto"``); a
+        malformed layout is a bad meta value (:class:`InvalidParameter`)."""
+        try:
+            return attach_layout(doc, context)
+        except LayoutError as exc:
+            raise InvalidParameter(f"meta[{LAYOUT_KEY!r}]: {exc}", LAYOUT_KEY) from None
 
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
         t0 = time.perf_counter()
