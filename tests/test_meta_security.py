@@ -281,3 +281,12 @@ def test_meta_may_name_a_method_the_settings_declare(tmp_path, monkeypatch):
             config.for_request({"boilerplate": {"extractor": "declared_method:Other"}})
     finally:
         registry.unregister("declared_method:Declared")
+
+
+@pytest.mark.parametrize("name", ["BOILERPLATE_META_EXTRACTORS", "BOILERPLATE_META_FILES"])
+def test_a_bad_list_setting_is_named_in_its_error(name):
+    from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
+
+    with pytest.raises(BoilerplateSettingsError) as info:
+        Config.from_settings(Settings({name: '["not closed"'}))
+    assert info.value.setting == name

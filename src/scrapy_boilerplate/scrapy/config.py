@@ -8,6 +8,7 @@ thousandth page. docs/settings.md documents each setting.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -311,9 +312,7 @@ class Config:
             raise BoilerplateSettingsError(
                 "BOILERPLATE_HTML_FIELD", f"expected a field name or None, got {html_field!r}"
             )
-        classes = tuple(
-            _load_class(c) for c in _class_list(settings.get("BOILERPLATE_ITEM_CLASSES"))
-        )
+        classes = tuple(_load_class(c) for c in _class_list(settings, "BOILERPLATE_ITEM_CLASSES"))
 
         max_body_size = get("BOILERPLATE_MAX_BODY_SIZE", "getint")
         if max_body_size <= 0:
@@ -368,7 +367,7 @@ class Config:
             meta_files=_meta_files(settings.get("BOILERPLATE_META_FILES")),
             meta_extractors=tuple(
                 resolve_extractor(str(path).strip(), "BOILERPLATE_META_EXTRACTORS")
-                for path in _class_list(settings.get("BOILERPLATE_META_EXTRACTORS"))
+                for path in _class_list(settings, "BOILERPLATE_META_EXTRACTORS")
             ),
             browser_sandbox=browser_sandbox(settings),
         )
@@ -488,25 +487,8 @@ def check_params(extractor: str, params: Mapping[str, Any], setting: str) -> dic
 
 def _meta_files(value: Any) -> frozenset[str]:
     """``BOILERPLATE_META_FILES`` checked: absolute paths (``~`` expanded), not looked up."""
-    if value is None or value == "":
-        return frozenset()
-    if isinstance(value, str):  # -s BOILERPLATE_META_FILES='["/a.json"]' or '/a.json,/b.json'
-        text = value.strip()
-        if text.startswith("["):
-            import json
-
-            try:
-                value = json.loads(text)
-            except ValueError:
-                value = None
-        else:
-            value = [part.strip() for part in text.split(",") if part.strip()]
-    if not isinstance(value, (list, tuple, set, frozenset)):
-        raise BoilerplateSettingsError(
-            "BOILERPLATE_META_FILES", f"expected a list of file paths, got {value!r}"
-        )
     files = set()
-    for entry in value:
+    for entry in _list_setting(value, "BOILERPLATE_META_FILES", "a list of file paths"):
         if not isinstance(entry, (str, os.PathLike)) or not os.fspath(entry):
             raise BoilerplateSettingsError(
                 "BOILERPLATE_META_FILES", f"expected file paths (str), got {entry!r}"
@@ -521,8 +503,6 @@ def _fields(value: Any) -> tuple[dict[str, str], str | None]:
     if isinstance(value, str):
         value = value.strip()
         if value.startswith("{"):  # -s BOILERPLATE_FIELDS='{"main_text": "text"}'
-            import json
-
             try:
                 value = json.loads(value)
             except ValueError as exc:
@@ -580,29 +560,36 @@ def _json_object(settings: Any, name: str, example: str) -> dict[str, Any]:
         ) from None
 
 
-def _class_list(value: Any) -> list[Any]:
-    """Item classes: a list, a JSON list string or a comma-separated string of import paths."""
+def _list_setting(value: Any, setting: str, what: str) -> list[Any]:
+    """A list setting: a list (tuple, set), or on the command line a JSON list or items
+    separated by commas (``-s NAME='["a", "b"]'`` or ``-s NAME=a,b``); None or "" is []."""
     if value is None or value == "":
         return []
     if isinstance(value, str):
         text = value.strip()
         if not text.startswith("["):
             return [part.strip() for part in text.split(",") if part.strip()]
-        import json
-
         try:
             value = json.loads(text)
         except ValueError:
             value = None
         if not isinstance(value, list):
             raise BoilerplateSettingsError(
-                "BOILERPLATE_ITEM_CLASSES",
-                f"expected a JSON list such as '[\"myproject.items.PageItem\"]' or import "
-                f"paths separated by commas, got {text!r}",
+                setting, f"expected {what}: a JSON list, or items separated by commas, got {text!r}"
             )
-    if isinstance(value, (list, tuple)):
-        return [v.strip() if isinstance(v, str) else v for v in value]
-    return [value]
+    if not isinstance(value, (list, tuple, set, frozenset)):
+        raise BoilerplateSettingsError(setting, f"expected {what}, got {value!r}")
+    return list(value)
+
+
+def _class_list(settings: Any, setting: str) -> list[Any]:
+    """Classes or import paths (``BOILERPLATE_ITEM_CLASSES``, ``BOILERPLATE_META_EXTRACTORS``):
+    one class alone counts as a list of it."""
+    value = settings.get(setting)
+    if isinstance(value, type):
+        return [value]
+    what = "classes or import paths such as 'myproject.items.PageItem'"
+    return [v.strip() if isinstance(v, str) else v for v in _list_setting(value, setting, what)]
 
 
 def _load_class(value: Any) -> type:
