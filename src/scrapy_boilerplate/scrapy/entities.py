@@ -34,9 +34,11 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import TextResponse
 
-from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT, check_binary, check_markup
+from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT
 from scrapy_boilerplate.core.errors import UnsupportedInput
+from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError
+from scrapy_boilerplate.scrapy.middlewares import checked_tree
 from scrapy_boilerplate.scrapy.runner import ExtractionTimeout
 from scrapy_boilerplate.scrapy.state import Component
 
@@ -47,7 +49,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-from scrapy_boilerplate.core.reasons import Reason
 
 logger = logging.getLogger(__name__)
 
@@ -156,16 +157,11 @@ def _entity_lists(
 
     if isinstance(page, TextResponse):
         try:
-            check_binary(page.body)
-            check_markup(page.body, MAX_NODES_DEFAULT)
+            page = checked_tree(page, MAX_NODES_DEFAULT)
         except UnsupportedInput as exc:
             refused = EntityResult(query)
             refused.reason = exc.reason
             return refused
-        try:
-            page = page.selector
-        except ValueError:  # Scrapy reads <base href> with w3lib: "https://www:x.org/"
-            page = page.text
     return extract_entities(page, query, top_k, model, 8, max_nodes, max_predicates)
 
 

@@ -156,21 +156,31 @@ def _extract_response(
 ) -> Extraction:
     # Runs in the worker: building ``response.selector`` there keeps the parse off the
     # event loop, and the spider callback reuses the same tree.
-    # What parse() refuses of these bytes in process mode, refused before Scrapy's tree is
-    # built: binary bytes (a tree of them would be extracted as a page of mojibake, with
-    # no reason) and markup far over the element cap.
     try:
-        check_binary(response.body)
-        check_markup(response.body, max_nodes)
+        page = checked_tree(response, max_nodes)
     except UnsupportedInput as exc:
         return Extraction.failed(
             exc.reason, extractor, params, url=response.url, extra={"detail": exc.detail}
         )
-    try:
-        page: Selector | str = response.selector
-    except ValueError:  # Scrapy reads <base href> with w3lib, which refuses "https://www:x.org/"
-        page = response.text  # what the selector parses; process mode extracts it too
     return _extract_page(page, response.url, None, extractor, params, context, max_nodes)
+
+
+def checked_tree(response: TextResponse, max_nodes: int) -> Selector | str:
+    """The tree of ``response`` to read: ``response.selector`` (built by the caller's
+    thread, and reused by the spider callback), or its text where Scrapy cannot build it.
+
+    Its bytes are checked first as :func:`~scrapy_boilerplate.core.document.parse` checks
+    a page, so that Scrapy's parser never reads what ``parse`` refuses: binary bytes (a
+    tree of them would be read as a page of mojibake, with no reason) and markup over the
+    element or attribute caps (one uninterruptible call into libxml2). Raises
+    :class:`~scrapy_boilerplate.core.errors.UnsupportedInput` with the reason.
+    """
+    check_binary(response.body)
+    check_markup(response.body, max_nodes)
+    try:
+        return response.selector
+    except ValueError:  # Scrapy reads <base href> with w3lib, which refuses "https://www:x.org/"
+        return response.text  # what the selector parses; process mode extracts it too
 
 
 def _extract_body(
