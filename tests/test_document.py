@@ -623,3 +623,22 @@ def test_element_limit_when_the_tags_do_not_settle_it() -> None:
         with pytest.raises(UnsupportedInput) as info:
             parse(html_in, max_nodes=11)
         assert info.value.reason == "too-many-nodes"
+
+
+def test_section_blocks_split_at_html5_sections() -> None:
+    """jusText's own segmentation runs a ``<footer>`` or ``<nav>`` into the text beside it
+    (HTML5 came after it); ``section_blocks`` starts a paragraph at each, and leaves
+    ``justext_blocks`` as it was."""
+    html = (
+        "<body><main>lead<article>story text</article></main>"
+        "<footer>about us</footer>tail<nav>home</nav></body>"
+    )
+    doc = parse(html)
+    assert [(b.text, b.tag) for b in doc.section_blocks()] == [
+        ("lead", "main"),
+        ("story text", "article"),
+        ("about us", "footer"),
+        ("tail", "body"),
+        ("home", "nav"),
+    ]
+    assert [b.text for b in doc.justext_blocks()] == ["leadstory textabout ustailhome"]

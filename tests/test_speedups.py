@@ -96,6 +96,7 @@ def _recorded(nodes: CNRNodes) -> tuple:
 def _walks(doc: document.Document, mode: str) -> tuple[tuple, tuple]:
     """(Python walk, compiled walk) of ``doc`` in ``mode``, each as comparable values."""
     unwrapped: frozenset[str] = frozenset()
+    block_tags = document.SECTION_BLOCK_TAGS if mode == "sections" else None
     if mode == "reference":
         tags = JUSTEXT_REFERENCE_REMOVED
         if doc.root.tag[0] == "{":
@@ -108,7 +109,7 @@ def _walks(doc: document.Document, mode: str) -> tuple[tuple, tuple]:
     keep = []  # both walks' proxies stay alive, so the same element has the same proxy
     for walk in (_python_walk, _speedups.justext_segment):
         nodes = CNRNodes(NON_CONTENT_TAGS, MENU_TAGS) if mode == "cnr" else None
-        blocks = walk(doc.root, removed, unwrapped, nodes)
+        blocks = walk(doc.root, removed, unwrapped, nodes, block_tags=block_tags)
         recorded = _recorded(nodes) if nodes is not None else None
         out.append((_block_fields(blocks), recorded))
         keep.append((blocks, nodes))
@@ -116,7 +117,7 @@ def _walks(doc: document.Document, mode: str) -> tuple[tuple, tuple]:
 
 
 def _assert_same(doc: document.Document) -> None:
-    for mode in ("default", "reference", "cnr"):
+    for mode in ("default", "reference", "cnr", "sections"):
         python, compiled = _walks(doc, mode)
         assert compiled == python, mode
 

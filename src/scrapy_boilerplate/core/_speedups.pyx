@@ -805,7 +805,7 @@ cdef Py_ssize_t _walked_below(xmlNode* top) noexcept:
     return k
 
 
-def justext_segment(root, removed, unwrapped=frozenset(), recorder=None):
+def justext_segment(root, removed, unwrapped=frozenset(), recorder=None, block_tags=None):
     """:func:`scrapy_boilerplate.core.document.justext_segment`, compiled (same arguments, same
     result); raises :class:`Unsupported` on a tree it does not handle, or where ``recorder``
     is neither a :class:`WalkRecorder` nor has one (its ``compiled_recorder()``)."""
@@ -843,7 +843,8 @@ def justext_segment(root, removed, unwrapped=frozenset(), recorder=None):
     w.offset = 0
     w.elements = _BlockElements(root) if _tb_fast else None
     w.element_count = 0
-    block_tags = _block_tags
+    if block_tags is None:
+        block_tags = _block_tags
     cdef _Path path = None
     cdef _Para para = _Para(None)
     cdef bint link = False

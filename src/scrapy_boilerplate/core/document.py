@@ -108,6 +108,30 @@ JUSTEXT_BLOCK_TAGS = frozenset(
     }
 )
 
+#: jusText's block tags plus the sectioning and grouping elements of HTML5, which jusText
+#: predates: with them a page's ``<nav>``, ``<footer>`` or ``<figcaption>`` starts a
+#: paragraph of its own instead of running into its neighbours' (:meth:`Document.section_blocks`).
+SECTION_BLOCK_TAGS = JUSTEXT_BLOCK_TAGS | frozenset(
+    {
+        "address",
+        "article",
+        "aside",
+        "details",
+        "dialog",
+        "dir",
+        "figcaption",
+        "figure",
+        "footer",
+        "header",
+        "hgroup",
+        "main",
+        "menu",
+        "nav",
+        "section",
+        "summary",
+    }
+)
+
 #: Default limit on the decoded page size (characters); larger pages are refused.
 MAX_SIZE_DEFAULT = 64 * 1024 * 1024
 #: Pages with more elements than this are refused (reason ``too-many-nodes``): every
@@ -346,6 +370,15 @@ class Document:
                 ),
             )
         return self.cached("justext_blocks", lambda: justext_segment(self.root, self.removed))
+
+    def section_blocks(self) -> list[TextBlock]:
+        """jusText's segmentation with HTML5's sectioning elements as block tags too
+        (:data:`SECTION_BLOCK_TAGS`), cleaned as :meth:`justext_blocks` is, computed once:
+        paragraphs that never straddle a ``<nav>``, ``<header>`` or ``<footer>``."""
+        return self.cached(
+            "section_blocks",
+            lambda: justext_segment(self.root, self.removed, block_tags=SECTION_BLOCK_TAGS),
+        )
 
     def leaf_blocks(self) -> list[TextBlock]:
         """DOM-leaf text blocks (Web2Text 3.2): one block per non-blank text node, in order
@@ -1064,6 +1097,7 @@ def _forget_record(
     removed: set[Any] | frozenset[Any],
     unwrapped: frozenset[str] = frozenset(),
     recorder: WalkRecorder | None = None,
+    block_tags: frozenset[str] | None = None,
 ) -> None:
     """The compiled walk stopped part way: forget what it recorded, for the Python walk to
     start again."""
@@ -1077,9 +1111,12 @@ def justext_segment(
     removed: set[Any] | frozenset[Any],
     unwrapped: frozenset[str] = frozenset(),
     recorder: WalkRecorder | None = None,
+    block_tags: frozenset[str] | None = None,
 ) -> list[TextBlock]:
     """jusText's paragraphs of the tree under ``root`` in one iterative walk; with
     ``recorder``, the same walk calls it as it goes (see :class:`WalkRecorder`).
+    ``block_tags`` replaces the tags that start a new paragraph (default: jusText's own,
+    :data:`JUSTEXT_BLOCK_TAGS`).
 
     This is the reference walk, in Python (``justext_segment.python``). The compiled walk
     (``_speedups.justext_segment``, built at install where a C compiler is at hand) gives
@@ -1087,7 +1124,8 @@ def justext_segment(
     (:mod:`.compiled`); the tests hold the two to the same output.
     """
     blocks: list[TextBlock] = []
-    block_tags = JUSTEXT_BLOCK_TAGS
+    if block_tags is None:
+        block_tags = JUSTEXT_BLOCK_TAGS
     path: _PathNode | None = None
     para = _Para(None)
     link = False
