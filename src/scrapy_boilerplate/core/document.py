@@ -1366,30 +1366,35 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
     counts ``len(tag) + 2`` plus ``len(name) + len(value) + 4`` per attribute, an end tag
     ``len(tag) + 3`` (none for void elements), text and tails their raw length, a comment
     its text + 7, a processing instruction and a removed element (script, style, hidden,
-    ...) their own serialised length. It also records, for the Collapsed DOM
-    (:func:`_build_cdom`), the children of every element that has text below it: its
-    child elements with text and its text blocks, in page order.
+    ...) their own serialised length. It also builds the Collapsed DOM
+    (:func:`_build_cdom` finishes it) as elements end: an element's children with text
+    (its child elements with text and its text blocks, in page order) are kept only while
+    it is open, so the walk holds one list per open element, not one per element.
     """
     removed = doc.removed
     blocks: list[TextBlock] = []
-    children: dict[Any, list[Any]] = {}
     path: _PathNode | None = None
     in_link = 0
     offset = 0
     pos = 0
     names: dict[Any, int] = {}
+    tag_paths: dict[str, str] = {}  # one string per distinct tag path, shared by the blocks
+    kids: list[Any] = []  # the children with text of the open element, in page order
+    open_kids: list[list[Any]] = []  # those of its open ancestors
+    top: CNode | None = None
 
     def add(node: _PathNode, raw: str) -> TextBlock:
         nonlocal offset
         if not len(blocks) & 255:
             check()  # the page's deadline, every 256 blocks
         text = _single_spaced(raw)
+        dotted = node.dotted()
         block = TextBlock(
             text=text,
             element=node.element,
             tag=node.tag,
             xpath=node.xpath(),
-            tag_path=node.dotted(),
+            tag_path=tag_paths.setdefault(dotted, dotted),
             link_chars=len(text) if in_link else 0,
             index=len(blocks),
             start=offset,
@@ -1413,13 +1418,8 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
             path = _PathNode(tag, path, el, position)
             if tag == "a":
                 in_link += 1
-            kids: list[Any] = []
-            children[el] = kids
-            up = el.getparent()
-            if up is not None:
-                siblings = children.get(up)
-                if siblings is not None:
-                    siblings.append(el)
+            open_kids.append(kids)
+            kids = []
             name = el.tag
             size = names.get(name)
             if size is None:
@@ -1436,8 +1436,6 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
                     kids.append(add(path, raw))
                 pos += len(raw)
             continue
-        up = el.getparent()
-        siblings = children.get(up) if up is not None else None
         if event == "end":
             if path is not None and path.element is el:  # not a removed or skipped one
                 tag = path.tag  # the node of ``el``
@@ -1446,8 +1444,13 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
                 path = path.parent
                 if tag not in _VOID:
                     pos += names[el.tag] + 3
-                if siblings and not children[el]:
-                    siblings.pop()  # no text below: the element was the last one appended
+                node = _cdom_node(el, kids) if kids or path is None else None
+                kids = open_kids.pop()
+                if node is not None:
+                    if path is None:
+                        top = node
+                    else:
+                        kids.append(node)
         elif event == "comment":
             pos += len(el.text or "") + 7
         else:
@@ -1455,48 +1458,60 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
         raw = el.tail
         if raw:
             if path is not None and not raw.isspace():
-                block = add(path, raw)
-                if siblings is not None:
-                    siblings.append(block)
+                kids.append(add(path, raw))
             pos += len(raw)
-    doc.cached("cdom_children", lambda: children)
+    if top is None:  # the root itself is removed
+        top = CNode([doc.root.tag], [doc.root], None)
+    doc.cached("cdom_built", lambda: top)
     return blocks
+
+
+def _cdom_node(el: Any, kids: list[Any]) -> CNode:
+    """The Collapsed DOM node of an element that ends, from its children with text (nodes
+    already made, and text blocks). Chains are built from the inside out, so a node's
+    ``tags`` and ``elements`` are innermost first and its ``depth`` unset until
+    :func:`_build_cdom` puts them in order."""
+    if len(kids) == 1:
+        kid = kids[0]
+        if isinstance(kid, CNode):  # a single child element: it joins the chain
+            kid.tags.append(el.tag)
+            kid.elements.append(el)
+            return kid
+        node = CNode(["#text", el.tag], [el], None)  # a single text child: a leaf
+        node.block = kid
+        kid.extra["cnode"] = node
+        return node
+    node = CNode([el.tag], [el], None)
+    children = node.children
+    for kid in kids:
+        if isinstance(kid, TextBlock):
+            child = CNode(["#text"], [], node)
+            child.block = kid
+            kid.extra["cnode"] = child
+        else:
+            child = kid
+            child.parent = node
+        children.append(child)
+    return node
 
 
 def _build_cdom(doc: Document) -> CNode:
     """Collapse single-child chains (3.1); children are elements with text below, and text leaves.
 
     Removed elements and elements without text below them are dropped first (3.1's
-    "empty nodes" and "nodes without content"); :func:`_leaf_segment` collected every
-    element's children with text in the walk that made the leaf blocks.
+    "empty nodes" and "nodes without content"); :func:`_leaf_segment` built the tree in the
+    walk that made the leaf blocks, chains innermost first: here they are put outermost
+    first and every node gets its depth.
     """
     doc.leaf_blocks()
-    children: dict[Any, list[Any]] = doc.cached("cdom_children", dict)
-
-    root_el = doc.root
-    root = CNode([root_el.tag], [root_el], None)
-    todo: list[tuple[Any, CNode]] = [(root_el, root)]
+    root: CNode = doc.cached("cdom_built", lambda: None)
+    doc._cache.pop("cdom_built", None)
+    todo = [root]
     while todo:
-        el, node = todo.pop()
-        kids = children.get(el, [])
-        while len(kids) == 1 and not isinstance(kids[0], TextBlock):
-            el = kids[0]
-            node.tags.append(el.tag)
-            node.elements.append(el)
-            kids = children.get(el, [])
-        if len(kids) == 1:  # a single text child: the chain ends in a leaf
-            node.tags.append("#text")
-            node.block = kids[0]
-            kids[0].extra["cnode"] = node
-            continue
-        for kid in kids:
-            if isinstance(kid, TextBlock):
-                leaf = CNode(["#text"], [], node)
-                leaf.block = kid
-                kid.extra["cnode"] = leaf
-                node.children.append(leaf)
-            else:
-                child = CNode([kid.tag], [kid], node)
-                node.children.append(child)
-                todo.append((kid, child))
+        node = todo.pop()
+        node.tags.reverse()
+        node.elements.reverse()
+        parent = node.parent
+        node.depth = 0 if parent is None else parent.depth + 1
+        todo.extend(node.children)
     return root
