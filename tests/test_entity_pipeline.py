@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from typing import Any, ClassVar
+from weakref import WeakKeyDictionary
 
 import pytest
 from scrapy.settings import Settings
@@ -23,12 +24,12 @@ from scrapy_boilerplate.scrapy.addon import (
 )
 from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
 from scrapy_boilerplate.scrapy.entities import (
-    _PAGES,
     QUERY_META,
     WARM_PAGE,
     EntityPipeline,
     EntitySpiderMiddleware,
 )
+from scrapy_boilerplate.scrapy.state import state_for
 from scrapy_helpers import PAGES, CheckClock, Collect, PagesSpider, boilerplate_stats, crawl
 
 TRAILS_URL = (PAGES / "trails.html").as_uri()
@@ -270,7 +271,26 @@ async def test_an_item_dropped_ahead_of_the_entity_pipeline_lets_its_response_go
     crawler = get_crawler(TrailsSpider, settings)
     await maybe_deferred_to_future(crawler.crawl(urls=[TRAILS_URL]))
     assert crawler.stats.get_value("boilerplate/items_dropped/error") == 1
-    assert not _PAGES[crawler].items
+    assert not state_for(crawler).entity_pages.items
+
+
+def test_each_crawler_keeps_its_own_item_pages_in_its_state():
+    """Which response each item came from is the crawler's (its CrawlerState), never a
+    registry of the module that two crawlers of one process would share."""
+    from scrapy_boilerplate.scrapy import entities
+
+    first, second = (
+        get_crawler(TrailsSpider, {"ADDONS": {Addon: 0}, **SETTINGS}) for _ in range(2)
+    )
+    middleware = EntitySpiderMiddleware.from_crawler(first)
+    pipeline = EntityPipeline.from_crawler(first)
+    other = EntitySpiderMiddleware.from_crawler(second)
+    assert middleware.pages is pipeline.pages is state_for(first).entity_pages
+    assert other.pages is state_for(second).entity_pages is not middleware.pages
+    item: dict[str, Any] = {}
+    middleware.pages.put(item, "a response")
+    assert other.pages.take(item) is None and pipeline.pages.take(item) == "a response"
+    assert not any(isinstance(v, WeakKeyDictionary) for v in vars(entities).values())
 
 
 @deferred_f_from_coro_f

@@ -25,9 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter, is_item
 from scrapy import signals
@@ -54,32 +52,6 @@ logger = logging.getLogger(__name__)
 
 #: ``Request.meta`` key: the query for the items of this request's response.
 QUERY_META = "boilerplate_entity_query"
-_PENDING_LIMIT = 10000
-
-
-class _Pages:
-    """Which response each item came from, until the pipeline takes it (bounded; the item
-    itself is held, so its id cannot be reused while it waits)."""
-
-    def __init__(self) -> None:
-        self.items: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
-
-    def put(self, item: Any, response: Response | None) -> None:
-        self.items[id(item)] = (item, response)
-        while len(self.items) > _PENDING_LIMIT:
-            self.items.popitem(last=False)
-
-    def take(self, item: Any) -> Any:
-        entry = self.items.pop(id(item), None)
-        return entry[1] if entry is not None and entry[0] is item else None
-
-    def forget(self, item: Any, **kwargs: Any) -> None:
-        """An item that will not reach the pipeline (dropped, or a pipeline failed): its
-        response is let go now, not when ``_PENDING_LIMIT`` newer items push it out."""
-        self.take(item)
-
-
-_PAGES: WeakKeyDictionary[Any, _Pages] = WeakKeyDictionary()
 
 
 class _EntityComponent(Component):
@@ -93,10 +65,7 @@ class _EntityComponent(Component):
                 "entity lists are off: set BOILERPLATE_ENTITIES_ENABLED = True or "
                 "BOILERPLATE_ENTITY_QUERY"
             )
-        pages = _PAGES.get(crawler)
-        if pages is None:
-            pages = _PAGES[crawler] = _Pages()
-        self.pages = pages
+        self.pages = self.state.entity_pages
 
 
 class EntitySpiderMiddleware(_EntityComponent):

@@ -7,7 +7,7 @@ import asyncio
 import gc
 import json
 import logging
-from collections import Counter
+from collections import Counter, OrderedDict
 from functools import partial
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -114,6 +114,34 @@ class Reporter:
             return None
 
 
+#: Items an :class:`ItemPages` remembers at most (the oldest are let go first).
+PENDING_ITEMS_LIMIT = 10000
+
+
+class ItemPages:
+    """Which response each item came from, until the entity pipeline takes it (bounded;
+    the item itself is held, so its id cannot be reused while it waits). One per crawler
+    (:attr:`CrawlerState.entity_pages`): the entity spider middleware puts, the entity
+    pipeline takes."""
+
+    def __init__(self) -> None:
+        self.items: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+
+    def put(self, item: Any, response: Any) -> None:
+        self.items[id(item)] = (item, response)
+        while len(self.items) > PENDING_ITEMS_LIMIT:
+            self.items.popitem(last=False)
+
+    def take(self, item: Any) -> Any:
+        entry = self.items.pop(id(item), None)
+        return entry[1] if entry is not None and entry[0] is item else None
+
+    def forget(self, item: Any, **kwargs: Any) -> None:
+        """An item that will not reach the pipeline (dropped, or a pipeline failed): its
+        response is let go now, not when ``PENDING_ITEMS_LIMIT`` newer items push it out."""
+        self.take(item)
+
+
 #: Pages with at least this many blocks get their item block dicts made off the reactor.
 PREPARE_MIN_BLOCKS = 2000
 
@@ -138,6 +166,8 @@ class CrawlerState:
             self.config.memory_trim,
         )
         self.reporter = Reporter(crawler)
+        #: The entity components' record of which response each item came from.
+        self.entity_pages = ItemPages()
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
