@@ -405,6 +405,48 @@ async def test_a_page_parse_refuses_is_refused_before_scrapys_parser_reads_it(tm
 
 
 @deferred_f_from_coro_f
+async def test_the_entity_path_holds_a_page_to_the_crawls_max_nodes():
+    """``BOILERPLATE_MAX_NODES`` bounds the entity path as it bounds the main content
+    (a response, or an item's own HTML), not the library's default."""
+    from scrapy_boilerplate.scrapy.entities import _entity_lists
+
+    settings = {**SETTINGS, "BOILERPLATE_MAX_NODES": 5}
+    items, stats, _ = await crawl(settings, spider=TrailsSpider, urls=[TRAILS_URL])
+    (item,) = items
+    assert item["entities"] == [] and item["entities_reason"] == "too-many-nodes"
+    assert boilerplate_stats(stats)["entities/empty/too-many-nodes"] == 1
+    html = "<html><body><ul>" + "<li>a trail</li>" * 40 + "</ul></body></html>"
+    assert _entity_lists(html, "trails", 5, None, 20_000, 500_000, 5).reason == "too-many-nodes"
+    assert _entity_lists(html, "trails", 5, None, 20_000, 500_000, 0).lists
+
+
+@deferred_f_from_coro_f
+async def test_a_response_the_middleware_checked_is_not_scanned_again(tmp_path, monkeypatch):
+    """The downloader middleware's check of a response's bytes (passed, or a refusal) is
+    the entity pipeline's too: its bytes are scanned once."""
+    from scrapy_boilerplate.core.document import MAX_ATTRIBUTES
+    from scrapy_boilerplate.scrapy import middlewares
+
+    scanned: list[int] = []
+    real = middlewares.check_markup
+
+    def spy(data: bytes, max_nodes: int) -> int:
+        scanned.append(max_nodes)
+        return real(data, max_nodes)
+
+    monkeypatch.setattr(middlewares, "check_markup", spy)
+    settings = {**SETTINGS, "BOILERPLATE_MAX_NODES": 50_000}
+    items, _, _ = await crawl(settings, spider=TrailsSpider, urls=[TRAILS_URL])
+    assert items[0]["entities"] and scanned == [50_000]
+    attributes = " ".join(f"a{i}" for i in range(MAX_ATTRIBUTES + 1))
+    page = tmp_path / "many_attributes.html"
+    page.write_text(f"<html><body><ul {attributes}><li>a</li><li>b</li></ul></body></html>")
+    scanned.clear()
+    items, _, _ = await crawl(settings, spider=TrailsSpider, urls=[page.as_uri()])
+    assert items[0]["entities_reason"] == "too-many-attributes" and len(scanned) == 1
+
+
+@deferred_f_from_coro_f
 async def test_a_page_over_the_crawls_time_limit_is_stopped_and_its_item_kept(
     tmp_path, monkeypatch
 ):

@@ -32,13 +32,13 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import TextResponse
 
-from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT
+from scrapy_boilerplate.core.document import parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
 from scrapy_boilerplate.core.reasons import Reason
-from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError
+from scrapy_boilerplate.scrapy.config import BOILERPLATE_MAX_NODES, BoilerplateSettingsError
 from scrapy_boilerplate.scrapy.middlewares import checked_tree
 from scrapy_boilerplate.scrapy.runner import ExtractionTimeout
-from scrapy_boilerplate.scrapy.state import Component
+from scrapy_boilerplate.scrapy.state import CheckedMarkup, Component
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterable, Iterator
@@ -115,22 +115,33 @@ def _get_ready(path: str | None, keep: bool) -> None:
 
 
 def _entity_lists(
-    page: Any, query: str, top_k: int, model: str | None, max_nodes: int, max_predicates: int
+    page: Any,
+    query: str,
+    top_k: int,
+    model: str | None,
+    max_nodes: int,
+    max_predicates: int,
+    page_max_nodes: int = BOILERPLATE_MAX_NODES,
+    checked: CheckedMarkup | None = None,
 ) -> Any:
     """Runs where the runner runs pages: ``page`` is HTML, or a response whose tree (the
     one its callback used, or built here, off the event loop) is read. The response's bytes
     are checked first, as ``parse`` checks HTML and the middleware a response, so that
     Scrapy's parser never reads what ``parse`` refuses (a tag of too many attributes holds
-    it in one uninterruptible call): the result is empty, with the reason."""
+    it in one uninterruptible call): the result is empty, with the reason. The page is held
+    to the crawl's ``page_max_nodes`` (``BOILERPLATE_MAX_NODES``), as for the main content;
+    a response the downloader middleware already checked (``checked``) is not scanned again.
+    """
     from scrapy_boilerplate.entities.extract import EntityResult, extract_entities
 
-    if isinstance(page, TextResponse):
-        try:
-            page = checked_tree(page, MAX_NODES_DEFAULT)
-        except UnsupportedInput as exc:
-            refused = EntityResult(query)
-            refused.reason = exc.reason
-            return refused
+    try:
+        if isinstance(page, TextResponse):
+            page = checked_tree(page, page_max_nodes, checked)
+        page = parse(page, max_nodes=page_max_nodes)
+    except UnsupportedInput as exc:
+        refused = EntityResult(query)
+        refused.reason = exc.reason
+        return refused
     return extract_entities(page, query, top_k, model, 8, max_nodes, max_predicates)
 
 
@@ -217,9 +228,12 @@ class EntityPipeline(_EntityComponent):
         where = getattr(response, "url", None) or "an item's page"
         reporter = self.state.reporter
         try:
+            # (a response checked by the downloader middleware is not scanned again; in
+            # process mode the page is its text, checked where it is parsed)
+            checked = None if self.state.runner.mode == "process" else self.state.checked_markup
             result, seconds = await self.state.runner.run(
                 _entity_lists, page, query, config.top_k, config.model,
-                config.max_nodes, config.max_predicates,
+                config.max_nodes, config.max_predicates, self.state.config.max_nodes, checked,
             )  # fmt: skip
         except ExtractionTimeout as exc:
             return self._fail(

@@ -114,6 +114,10 @@ class Reporter:
             return None
 
 
+#: What :func:`~scrapy_boilerplate.scrapy.middlewares.checked_tree` found of each response's
+#: bytes: None where they passed, else the refusal's ``(reason, detail)``.
+CheckedMarkup = WeakKeyDictionary[Any, "tuple[str, str] | None"]
+
 #: Items an :class:`ItemPages` remembers at most (the oldest are let go first).
 PENDING_ITEMS_LIMIT = 10000
 
@@ -168,6 +172,9 @@ class CrawlerState:
         self.reporter = Reporter(crawler)
         #: The entity components' record of which response each item came from.
         self.entity_pages = ItemPages()
+        #: Responses whose bytes were checked before Scrapy's parser read them (thread
+        #: and inline modes), so that the entity pipeline does not scan them again.
+        self.checked_markup: CheckedMarkup = WeakKeyDictionary()
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
