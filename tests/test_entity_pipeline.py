@@ -8,10 +8,12 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterable
 from typing import Any, ClassVar
 from weakref import WeakKeyDictionary
 
 import pytest
+import scrapy
 from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
@@ -200,6 +202,32 @@ async def test_a_model_file_that_cannot_be_read_stops_the_crawl_naming_the_path(
     with pytest.raises(BoilerplateSettingsError) as info:
         await maybe_deferred_to_future(crawler.crawl(urls=[TRAILS_URL]))
     assert str(bad) in str(info.value)
+
+
+def _item_class(name: str, fields: Iterable[str]) -> type:
+    return type(name, (scrapy.Item,), {field: scrapy.Field() for field in fields})
+
+
+#: The main-content fields only (BOILERPLATE_FIELDS' defaults); and with the entity ones.
+PageItem = _item_class("PageItem", config.BOILERPLATE_FIELDS.values())
+EntityPageItem = _item_class("EntityPageItem", [*PageItem.fields, *config.ENTITY_FIELDS])
+
+
+def test_an_item_class_without_the_entity_fields_fails_at_start_saying_what_to_declare():
+    """BOILERPLATE_ITEM_CLASSES is checked for the fields the entity lists write when they
+    are on, as for the main-content fields."""
+    classes = {"BOILERPLATE_ITEM_CLASSES": [f"{__name__}.PageItem"]}
+    crawler = get_crawler(TrailsSpider, {"ADDONS": {Addon: 0}, **SETTINGS, **classes})
+    with pytest.raises(BoilerplateSettingsError) as info:
+        EntityPipeline.from_crawler(crawler)
+    message = str(info.value)
+    assert message.startswith("BOILERPLATE_ITEM_CLASSES") and "PageItem" in message
+    for name in ("entities", "entity_candidates", "entities_reason"):
+        assert f"{name} = scrapy.Field()" in message
+    # Entity lists off: the class has what is written; with the fields, it is accepted.
+    state_for(get_crawler(PagesSpider, {"ADDONS": {Addon: 0}, **classes}))
+    classes = {"BOILERPLATE_ITEM_CLASSES": [EntityPageItem]}
+    EntityPipeline.from_crawler(get_crawler(TrailsSpider, {**SETTINGS, **classes}))
 
 
 def test_entity_defaults_are_defined_once_in_the_config_module():

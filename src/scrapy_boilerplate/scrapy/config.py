@@ -127,6 +127,8 @@ OUTPUTS = (
     "url",
     "encoding",
 )
+#: The item fields the entity lists write (docs/entities.md), when they are on.
+ENTITY_FIELDS = ("entities", "entity_candidates", "entities_reason")
 EXECUTION_MODES = ("inline", "thread", "process")
 BROWSER_SANDBOX_MODES = ("require", "allow-unsandboxed")
 #: The environment variable the renderer reads (the setting is exported there, so that

@@ -17,7 +17,7 @@ from scrapy.exceptions import NotConfigured
 
 from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.core.result import Extraction, to_jsonable
-from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
+from scrapy_boilerplate.scrapy.config import ENTITY_FIELDS, BoilerplateSettingsError, Config
 from scrapy_boilerplate.scrapy.items import ItemWriter
 from scrapy_boilerplate.scrapy.runner import ExtractionTimeout, Runner
 
@@ -161,6 +161,16 @@ class CrawlerState:
             if missing:
                 raise BoilerplateSettingsError(
                     "BOILERPLATE_ITEM_CLASSES", self.writer.missing_message(cls, missing)
+                )
+            missing = self.writer.missing_fields(cls, ENTITY_FIELDS)
+            if self.config.entities.enabled and missing:
+                lines = ", ".join(f"{f} = scrapy.Field()" for f in missing)
+                raise BoilerplateSettingsError(
+                    "BOILERPLATE_ITEM_CLASSES",
+                    f"item class {cls.__name__} does not declare the field(s) "
+                    f"{', '.join(missing)} that the entity lists write (they are on: "
+                    f"BOILERPLATE_ENTITIES_ENABLED or BOILERPLATE_ENTITY_QUERY); declare "
+                    f"them ({lines}, or the same names in a dataclass/attrs class)",
                 )
         self.runner = Runner(
             self.config.execution,
