@@ -338,6 +338,29 @@ async def test_the_model_and_tagger_are_made_ready_when_the_spider_opens(monkeyp
     assert len(calls) == 1 and calls[0].startswith("boilerplate-helper")
 
 
+def _entity_model_loaded() -> int:
+    """In a worker process: the entity models its cache holds."""
+    from scrapy_boilerplate.entities.extract import load_model
+
+    return load_model.cache_info().currsize
+
+
+@deferred_f_from_coro_f
+async def test_process_workers_load_the_entity_model_before_their_first_page():
+    """In process mode each worker process has its own model: the runner's warm-up loads
+    it there, with the extractor's, so no worker's first page pays for it."""
+    settings = {**SETTINGS, "BOILERPLATE_EXECUTION": "process", "BOILERPLATE_WORKERS": 1}
+    crawler = get_crawler(TrailsSpider, {"ADDONS": {Addon: 0}, **settings})
+    EntityPipeline.from_crawler(crawler)
+    state = state_for(crawler)
+    try:
+        await state.runner.warm_up(state.config.extractor, state.config.params)
+        loaded, _ = await state.runner.run(_entity_model_loaded)
+    finally:
+        state.runner.close()
+    assert loaded == 1
+
+
 @deferred_f_from_coro_f
 async def test_a_crawl_wide_query_setting_turns_entities_on():
     items, _, _ = await crawl(

@@ -161,12 +161,14 @@ class EntityPipeline(_EntityComponent):
         # Items dropped ahead of it (BOILERPLATE_ON_ERROR = "drop" at 200) never come here.
         crawler.signals.connect(self.pages.forget, signal=signals.item_dropped)
         crawler.signals.connect(self.pages.forget, signal=signals.item_error)
+        if self.state.runner.mode == "process":  # each worker process loads its own
+            self.state.runner.also_warm(_get_ready, self.config.model, True)
 
     async def open_spider(self, spider: Spider | None = None) -> None:
         """Load the model before the first page, off the event loop: a file that cannot
         be read stops the crawl here, and the first pages neither wait for it nor count
-        its time against their limit (in ``process`` mode, each worker loads it on its
-        first page)."""
+        its time against their limit (in ``process`` mode, this checks the file; each
+        worker process loads it as the runner warms it up, before its first page)."""
         model = self.config.model
         keep = self.state.runner.mode != "process"
         try:

@@ -75,6 +75,7 @@ class Runner:
         self._warm_lock: asyncio.Lock | None = None
         self._warm_params: dict[str, Any] | None = None
         self._warm_extractor: str | None = None
+        self._warm_calls: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
 
     # The semaphores must be made on the running loop (the reactor's), not at import time.
     def _semaphore(self) -> asyncio.Semaphore:
@@ -159,6 +160,13 @@ class Runner:
     def _deadline(self) -> float | None:
         return None if self.timeout is None else now() + self.timeout
 
+    def also_warm(self, func: Callable[..., Any], *args: Any) -> None:
+        """Have :meth:`warm_up` run ``func(*args)`` too, in every worker process (in
+        ``process`` mode; picklable then) or once in the thread pool, its failure left to
+        the first page: another component's model (the entity lists'), loaded before any
+        page rather than in the time of each worker's first one."""
+        self._warm_calls.append((func, args))
+
     async def warm_up(self, extractor: str, params: dict[str, Any] | None = None) -> None:
         """Get the extractor ready before the first page: start the worker processes (in
         ``process`` mode) and extract a small page with ``extractor`` and ``params`` in
@@ -176,7 +184,9 @@ class Runner:
         self._warm_params = params
         if self.mode == "thread":
             await asyncio.wrap_future(
-                self._pool().submit(_warm, extractor, params, self.timeout, False)
+                self._pool().submit(
+                    _warm, extractor, params, self.timeout, False, tuple(self._warm_calls)
+                )
             )
             return
         await self._ensure_warm()
@@ -194,8 +204,9 @@ class Runner:
             pool = self._pool()
             extractor = self._warm_extractor
             params = self._warm_params
+            calls = tuple(self._warm_calls)
             futures = [
-                pool.submit(_warm, extractor, params, self.timeout, True)
+                pool.submit(_warm, extractor, params, self.timeout, True, calls)
                 for _ in range(self.workers)
             ]
             try:
@@ -360,10 +371,12 @@ def _warm(
     params: dict[str, Any] | None = None,
     timeout: float | None = None,
     hold: bool = True,
+    calls: tuple[tuple[Callable[..., Any], tuple[Any, ...]], ...] = (),
 ) -> None:
-    """Import ``extractor`` and extract :data:`WARM_PAGE` with it (a failure is left to
-    the first page, which meets it again and reports it); with ``hold``, keep this worker
-    a moment so that every worker of a pool gets one call."""
+    """Import ``extractor`` and extract :data:`WARM_PAGE` with it, then run the ``calls``
+    of :meth:`Runner.also_warm` (a failure is left to the first page, which meets it
+    again and reports it); with ``hold``, keep this worker a moment so that every worker
+    of a pool gets one call."""
     from scrapy_boilerplate.core.extract import extract
     from scrapy_boilerplate.scrapy.config import resolve_extractor
 
@@ -371,6 +384,9 @@ def _warm(
         name = resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")
         with contextlib.suppress(Exception):  # the first page meets it too and reports it
             extract(WARM_PAGE, name, timeout=timeout, **(params or {}))
+    for func, args in calls:
+        with contextlib.suppress(Exception):
+            func(*args)
     if hold:
         time.sleep(0.05)
 
