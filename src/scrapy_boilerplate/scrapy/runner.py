@@ -32,12 +32,13 @@ import asyncio
 import contextlib
 import multiprocessing
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from scrapy_boilerplate.core.deadline import ExtractionTimeout, deadline, now
+from scrapy_boilerplate.core.options import run_options
 from scrapy_boilerplate.scrapy.memory import maybe_trim
 
 __all__ = ["ExtractionTimeout", "Runner"]
@@ -57,6 +58,7 @@ class Runner:
         queue_size: int = 4,
         timeout: float = 0.0,
         trim: float = 0.0,
+        options: Mapping[str, Any] | None = None,
     ) -> None:
         if mode not in ("inline", "thread", "process"):
             raise ValueError(f"unknown execution mode {mode!r}")
@@ -65,6 +67,8 @@ class Runner:
         self.queue_size = max(1, queue_size)
         self.timeout = timeout or None
         self.trim = trim  # seconds between malloc_trim calls where pages run (0: never)
+        #: Run options (core.options) set where each call runs, e.g. the browser sandbox.
+        self.options = dict(options or {})
         self._executor: Executor | None = None
         self._helper: ThreadPoolExecutor | None = None
         self._generation = 0
@@ -117,7 +121,7 @@ class Runner:
             release()
             return None
         # monotonic() is the machine's clock (CLOCK_MONOTONIC): the same in a worker process.
-        call = (_timed, self._deadline(), self.timeout, self.trim, func, *args)
+        call = (_timed, self._deadline(), self.timeout, self.trim, self.options, func, *args)
         try:
             job = self._pool().submit(*call)
         except BrokenProcessPool:
@@ -146,7 +150,9 @@ class Runner:
     async def run(self, func: Callable[..., Any], *args: Any) -> tuple[Any, float]:
         """``(func(*args), seconds)``; ``func`` must be picklable in ``process`` mode."""
         if self.mode == "inline":
-            result, elapsed = _timed(self._deadline(), self.timeout, self.trim, func, *args)
+            result, elapsed = _timed(
+                self._deadline(), self.timeout, self.trim, self.options, func, *args
+            )
             if self.timeout is not None and elapsed > self.timeout:
                 # Inline work cannot be interrupted; the result is dropped all the same so
                 # every mode reports a page over the limit in the same way.
@@ -183,11 +189,11 @@ class Runner:
         self._warm_extractor = extractor
         self._warm_params = params
         if self.mode == "thread":
-            await asyncio.wrap_future(
-                self._pool().submit(
-                    _warm, extractor, params, self.timeout, False, tuple(self._warm_calls)
-                )
+            calls = tuple(self._warm_calls)
+            job = self._pool().submit(
+                _warm, extractor, params, self.timeout, False, calls, self.options
             )
+            await asyncio.wrap_future(job)
             return
         await self._ensure_warm()
 
@@ -206,7 +212,7 @@ class Runner:
             params = self._warm_params
             calls = tuple(self._warm_calls)
             futures = [
-                pool.submit(_warm, extractor, params, self.timeout, True, calls)
+                pool.submit(_warm, extractor, params, self.timeout, True, calls, self.options)
                 for _ in range(self.workers)
             ]
             try:
@@ -372,6 +378,7 @@ def _warm(
     timeout: float | None = None,
     hold: bool = True,
     calls: tuple[tuple[Callable[..., Any], tuple[Any, ...]], ...] = (),
+    options: Mapping[str, Any] | None = None,
 ) -> None:
     """Import ``extractor`` and extract :data:`WARM_PAGE` with it, then run the ``calls``
     of :meth:`Runner.also_warm` (a failure is left to the first page, which meets it
@@ -380,13 +387,14 @@ def _warm(
     from scrapy_boilerplate.core.extract import extract
     from scrapy_boilerplate.scrapy.config import resolve_extractor
 
-    if extractor is not None:
-        name = resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")
-        with contextlib.suppress(Exception):  # the first page meets it too and reports it
-            extract(WARM_PAGE, name, timeout=timeout, **(params or {}))
-    for func, args in calls:
-        with contextlib.suppress(Exception):
-            func(*args)
+    with run_options(options):  # (the warm-up page runs as the pages will)
+        if extractor is not None:
+            name = resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")
+            with contextlib.suppress(Exception):  # the first page meets it too, reports it
+                extract(WARM_PAGE, name, timeout=timeout, **(params or {}))
+        for func, args in calls:
+            with contextlib.suppress(Exception):
+                func(*args)
     if hold:
         time.sleep(0.05)
 
@@ -395,12 +403,13 @@ def _timed(
     at: float | None,
     limit: float | None,
     trim: float,
+    options: Mapping[str, Any],
     func: Callable[..., Any],
     *args: Any,
 ) -> tuple[Any, float]:
     start = time.perf_counter()
     try:
-        with deadline(at, limit):
+        with deadline(at, limit), run_options(options):
             result = func(*args)
         return result, time.perf_counter() - start
     finally:

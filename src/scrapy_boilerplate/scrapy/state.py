@@ -178,6 +178,7 @@ class CrawlerState:
             self.config.queue_size,
             self.config.timeout,
             self.config.memory_trim,
+            self.config.run_options(),
         )
         self.reporter = Reporter(crawler)
         #: The entity components' record of which response each item came from.
@@ -200,7 +201,10 @@ class CrawlerState:
                     self.runner.mode,
                 )
                 self.runner = Runner(
-                    "inline", timeout=self.config.timeout, trim=self.config.memory_trim
+                    "inline",
+                    timeout=self.config.timeout,
+                    trim=self.config.memory_trim,
+                    options=self.config.run_options(),
                 )
         self._log_start()
         if self.runner.mode == "inline":
