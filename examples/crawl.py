@@ -139,6 +139,17 @@ def _show(path: Path) -> str:
         return str(path)
 
 
+def _bad_setting(failure: Any, failed: list[BaseException]) -> Any:
+    """A crawl's start failed: keep a setting's error (said in one line at the end, not as
+    a Twisted traceback), pass any other on."""
+    from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError
+
+    if failure.check(BoilerplateSettingsError):
+        failed.append(failure.value)
+        return None
+    return failure
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     sys.path.insert(0, str(HERE))  # the example project, wherever the command runs from
@@ -147,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     from scrapy.crawler import CrawlerProcess
     from scrapy.utils.project import get_project_settings
 
-    from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError
+    from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
 
     settings = get_project_settings()
     for name, value in args.settings.items():
@@ -157,10 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Serving {_show(SITE)} at {base_url}")
     process = CrawlerProcess(settings)
     runs = []
+    failed: list[BaseException] = []
     try:
         for name in args.spider or SPIDERS:
             output = args.output_dir / f"{name}.jsonl"
             crawler = process.create_crawler(name)
+            # Checked here, where the error can be caught: CrawlerProcess would only meet
+            # it inside the crawl's Deferred, and print a Twisted traceback.
+            Config.from_settings(crawler.settings)
             crawler.settings.set(
                 "FEEDS",
                 {
@@ -180,14 +195,17 @@ def main(argv: list[str] | None = None) -> int:
                 items.append(ItemAdapter(item).asdict())
 
             crawler.signals.connect(collect, signal=signals.item_scraped, weak=False)
-            process.crawl(crawler, base_url=base_url)
+            started = process.crawl(crawler, base_url=base_url)
+            started.addErrback(_bad_setting, failed)  # one found as the crawl starts
             runs.append((name, crawler, items, output))
         process.start()
     except BoilerplateSettingsError as exc:
-        print(f"crawl.py: {exc}", file=sys.stderr)
-        return 2
+        failed.append(exc)
     finally:
         server.shutdown()
+    if failed:
+        print(f"crawl.py: {failed[0]}", file=sys.stderr)
+        return 2
     ok = True
     for name, crawler, items, output in runs:
         ok &= summarize(name, items, crawler.stats.get_stats(), output)

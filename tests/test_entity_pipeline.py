@@ -8,9 +8,12 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterable
 from typing import Any, ClassVar
+from weakref import WeakKeyDictionary
 
 import pytest
+import scrapy
 from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
@@ -23,12 +26,12 @@ from scrapy_boilerplate.scrapy.addon import (
 )
 from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
 from scrapy_boilerplate.scrapy.entities import (
-    _PAGES,
     QUERY_META,
     WARM_PAGE,
     EntityPipeline,
     EntitySpiderMiddleware,
 )
+from scrapy_boilerplate.scrapy.state import state_for
 from scrapy_helpers import PAGES, CheckClock, Collect, PagesSpider, boilerplate_stats, crawl
 
 TRAILS_URL = (PAGES / "trails.html").as_uri()
@@ -201,6 +204,32 @@ async def test_a_model_file_that_cannot_be_read_stops_the_crawl_naming_the_path(
     assert str(bad) in str(info.value)
 
 
+def _item_class(name: str, fields: Iterable[str]) -> type:
+    return type(name, (scrapy.Item,), {field: scrapy.Field() for field in fields})
+
+
+#: The main-content fields only (BOILERPLATE_FIELDS' defaults); and with the entity ones.
+PageItem = _item_class("PageItem", config.BOILERPLATE_FIELDS.values())
+EntityPageItem = _item_class("EntityPageItem", [*PageItem.fields, *config.ENTITY_FIELDS])
+
+
+def test_an_item_class_without_the_entity_fields_fails_at_start_saying_what_to_declare():
+    """BOILERPLATE_ITEM_CLASSES is checked for the fields the entity lists write when they
+    are on, as for the main-content fields."""
+    classes = {"BOILERPLATE_ITEM_CLASSES": [f"{__name__}.PageItem"]}
+    crawler = get_crawler(TrailsSpider, {"ADDONS": {Addon: 0}, **SETTINGS, **classes})
+    with pytest.raises(BoilerplateSettingsError) as info:
+        EntityPipeline.from_crawler(crawler)
+    message = str(info.value)
+    assert message.startswith("BOILERPLATE_ITEM_CLASSES") and "PageItem" in message
+    for name in ("entities", "entity_candidates", "entities_reason"):
+        assert f"{name} = scrapy.Field()" in message
+    # Entity lists off: the class has what is written; with the fields, it is accepted.
+    state_for(get_crawler(PagesSpider, {"ADDONS": {Addon: 0}, **classes}))
+    classes = {"BOILERPLATE_ITEM_CLASSES": [EntityPageItem]}
+    EntityPipeline.from_crawler(get_crawler(TrailsSpider, {**SETTINGS, **classes}))
+
+
 def test_entity_defaults_are_defined_once_in_the_config_module():
     defaults = Config().entities
     assert not defaults.enabled and defaults.query is None and defaults.model is None
@@ -270,7 +299,26 @@ async def test_an_item_dropped_ahead_of_the_entity_pipeline_lets_its_response_go
     crawler = get_crawler(TrailsSpider, settings)
     await maybe_deferred_to_future(crawler.crawl(urls=[TRAILS_URL]))
     assert crawler.stats.get_value("boilerplate/items_dropped/error") == 1
-    assert not _PAGES[crawler].items
+    assert not state_for(crawler).entity_pages.items
+
+
+def test_each_crawler_keeps_its_own_item_pages_in_its_state():
+    """Which response each item came from is the crawler's (its CrawlerState), never a
+    registry of the module that two crawlers of one process would share."""
+    from scrapy_boilerplate.scrapy import entities
+
+    first, second = (
+        get_crawler(TrailsSpider, {"ADDONS": {Addon: 0}, **SETTINGS}) for _ in range(2)
+    )
+    middleware = EntitySpiderMiddleware.from_crawler(first)
+    pipeline = EntityPipeline.from_crawler(first)
+    other = EntitySpiderMiddleware.from_crawler(second)
+    assert middleware.pages is pipeline.pages is state_for(first).entity_pages
+    assert other.pages is state_for(second).entity_pages is not middleware.pages
+    item: dict[str, Any] = {}
+    middleware.pages.put(item, "a response")
+    assert other.pages.take(item) is None and pipeline.pages.take(item) == "a response"
+    assert not any(isinstance(v, WeakKeyDictionary) for v in vars(entities).values())
 
 
 @deferred_f_from_coro_f
@@ -288,6 +336,29 @@ async def test_the_model_and_tagger_are_made_ready_when_the_spider_opens(monkeyp
     monkeypatch.setattr(ex, "extract_entities", spy)
     await crawl(SETTINGS, spider=TrailsSpider, urls=[])
     assert len(calls) == 1 and calls[0].startswith("boilerplate-helper")
+
+
+def _entity_model_loaded() -> int:
+    """In a worker process: the entity models its cache holds."""
+    from scrapy_boilerplate.entities.extract import load_model
+
+    return load_model.cache_info().currsize
+
+
+@deferred_f_from_coro_f
+async def test_process_workers_load_the_entity_model_before_their_first_page():
+    """In process mode each worker process has its own model: the runner's warm-up loads
+    it there, with the extractor's, so no worker's first page pays for it."""
+    settings = {**SETTINGS, "BOILERPLATE_EXECUTION": "process", "BOILERPLATE_WORKERS": 1}
+    crawler = get_crawler(TrailsSpider, {"ADDONS": {Addon: 0}, **settings})
+    EntityPipeline.from_crawler(crawler)
+    state = state_for(crawler)
+    try:
+        await state.runner.warm_up(state.config.extractor, state.config.params)
+        loaded, _ = await state.runner.run(_entity_model_loaded)
+    finally:
+        state.runner.close()
+    assert loaded == 1
 
 
 @deferred_f_from_coro_f
@@ -382,6 +453,48 @@ async def test_a_page_parse_refuses_is_refused_before_scrapys_parser_reads_it(tm
     (item,) = items
     assert item["entities"] == [] and item["entities_reason"] == "too-many-attributes"
     assert boilerplate_stats(stats)["entities/empty/too-many-attributes"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_the_entity_path_holds_a_page_to_the_crawls_max_nodes():
+    """``BOILERPLATE_MAX_NODES`` bounds the entity path as it bounds the main content
+    (a response, or an item's own HTML), not the library's default."""
+    from scrapy_boilerplate.scrapy.entities import _entity_lists
+
+    settings = {**SETTINGS, "BOILERPLATE_MAX_NODES": 5}
+    items, stats, _ = await crawl(settings, spider=TrailsSpider, urls=[TRAILS_URL])
+    (item,) = items
+    assert item["entities"] == [] and item["entities_reason"] == "too-many-nodes"
+    assert boilerplate_stats(stats)["entities/empty/too-many-nodes"] == 1
+    html = "<html><body><ul>" + "<li>a trail</li>" * 40 + "</ul></body></html>"
+    assert _entity_lists(html, "trails", 5, None, 20_000, 500_000, 5).reason == "too-many-nodes"
+    assert _entity_lists(html, "trails", 5, None, 20_000, 500_000, 0).lists
+
+
+@deferred_f_from_coro_f
+async def test_a_response_the_middleware_checked_is_not_scanned_again(tmp_path, monkeypatch):
+    """The downloader middleware's check of a response's bytes (passed, or a refusal) is
+    the entity pipeline's too: its bytes are scanned once."""
+    from scrapy_boilerplate.core.document import MAX_ATTRIBUTES
+    from scrapy_boilerplate.scrapy import middlewares
+
+    scanned: list[int] = []
+    real = middlewares.check_markup
+
+    def spy(data: bytes, max_nodes: int) -> int:
+        scanned.append(max_nodes)
+        return real(data, max_nodes)
+
+    monkeypatch.setattr(middlewares, "check_markup", spy)
+    settings = {**SETTINGS, "BOILERPLATE_MAX_NODES": 50_000}
+    items, _, _ = await crawl(settings, spider=TrailsSpider, urls=[TRAILS_URL])
+    assert items[0]["entities"] and scanned == [50_000]
+    attributes = " ".join(f"a{i}" for i in range(MAX_ATTRIBUTES + 1))
+    page = tmp_path / "many_attributes.html"
+    page.write_text(f"<html><body><ul {attributes}><li>a</li><li>b</li></ul></body></html>")
+    scanned.clear()
+    items, _, _ = await crawl(settings, spider=TrailsSpider, urls=[page.as_uri()])
+    assert items[0]["entities_reason"] == "too-many-attributes" and len(scanned) == 1
 
 
 @deferred_f_from_coro_f

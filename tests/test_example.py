@@ -38,3 +38,26 @@ def test_example_crawl_runs_every_spider_and_writes_items_with_main_text(tmp_pat
     assert any(it["entities"] and it["entity_candidates"][0]["xpath"] for it in focused)
     assert "Pages crawled:           9" in proc.stdout
     assert "Mean main-text length:" in proc.stdout and "Sample:" in proc.stdout
+
+
+def test_example_crawl_with_a_bad_setting_says_so_in_one_line_and_exits_2(tmp_path):
+    """A wrong ``-s BOILERPLATE_...`` stops the example before any page: its one-line
+    message, no traceback, exit status 2 (the docstring's)."""
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "examples" / "crawl.py"),
+            "--output-dir",
+            str(tmp_path),
+            "-s",
+            "BOILERPLATE_EXECUTION=bogus",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    message = "BOILERPLATE_EXECUTION: expected one of inline, thread, process, got 'bogus'"
+    assert proc.stderr.strip() == f"crawl.py: {message}", proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr

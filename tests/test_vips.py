@@ -710,21 +710,70 @@ def test_boilerplate_browser_sandbox_setting(monkeypatch):
 
     from scrapy_boilerplate.extractors.vips import render
     from scrapy_boilerplate.scrapy.config import (
-        BROWSER_SANDBOX_ENV,
         BROWSER_SANDBOX_MODES,
         BoilerplateSettingsError,
         Config,
     )
 
-    assert (BROWSER_SANDBOX_ENV, BROWSER_SANDBOX_MODES) == (
-        render.SANDBOX_ENV,
-        render.SANDBOX_MODES,
-    )
-    monkeypatch.delenv(BROWSER_SANDBOX_ENV, raising=False)
+    assert BROWSER_SANDBOX_MODES == render.SANDBOX_MODES
+    monkeypatch.delenv(render.SANDBOX_ENV, raising=False)
     assert Config.from_settings(Settings()).browser_sandbox is None
-    assert BROWSER_SANDBOX_ENV not in __import__("os").environ
     config = Config.from_settings(Settings({"BOILERPLATE_BROWSER_SANDBOX": "allow-unsandboxed"}))
     assert config.browser_sandbox == "allow-unsandboxed"
-    assert render.sandbox_mode() == "allow-unsandboxed"  # what the renderer reads
+    assert config.run_options() == {"browser_sandbox": "allow-unsandboxed"}
+    # Reading settings changes nothing of the process (the choice goes with the pages).
+    assert render.SANDBOX_ENV not in __import__("os").environ
+    assert render.sandbox_mode() == "require"
     with pytest.raises(BoilerplateSettingsError, match="BOILERPLATE_BROWSER_SANDBOX"):
         Config.from_settings(Settings({"BOILERPLATE_BROWSER_SANDBOX": "off"}))
+
+
+@deferred_f_from_coro_f
+async def test_two_crawlers_in_one_process_each_render_with_their_own_sandbox_setting(
+    monkeypatch,
+):
+    """``BOILERPLATE_BROWSER_SANDBOX`` goes with each crawler's pages to the renderer (a
+    run option its runner sets where the page runs), never through the environment that
+    every crawler, thread and later process of the process would share."""
+    from functools import partial
+
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_boilerplate.extractors.vips import RenderError, render
+    from scrapy_boilerplate.scrapy.state import state_for
+    from scrapy_helpers import PagesSpider
+
+    asked: list[str | None] = []
+
+    def fake_render(html=None, *, sandbox=None, **kw):
+        asked.append(sandbox)
+        raise RenderError("no-sandbox", "(a fake browser)")
+
+    monkeypatch.setattr(render, "render_snapshot", fake_render)
+    monkeypatch.delenv(render.SANDBOX_ENV, raising=False)
+    modes = ("allow-unsandboxed", "require", "allow-unsandboxed")
+    states = [
+        state_for(get_crawler(PagesSpider, {"BOILERPLATE_BROWSER_SANDBOX": mode})) for mode in modes
+    ]
+    other = state_for(get_crawler(PagesSpider, {"BOILERPLATE_EXECUTION": "inline"}))
+    assert render.SANDBOX_ENV not in __import__("os").environ
+    rendered = partial(sb.extract, HTML, "vips", layout="rendered")
+    try:
+        for state in [*states, other]:
+            result, _ = await state.runner.run(rendered)
+            assert result.reason == "render-no-sandbox"
+    finally:
+        for state in states:
+            state.runner.close()
+    assert asked == [*modes, None]  # None: the renderer's own default (require)
+    # In process mode the choice goes with each page to the worker process.
+    from scrapy_boilerplate.core.options import option
+
+    settings = {"BOILERPLATE_BROWSER_SANDBOX": "allow-unsandboxed"}
+    settings.update(BOILERPLATE_EXECUTION="process", BOILERPLATE_WORKERS=1)
+    state = state_for(get_crawler(PagesSpider, settings))
+    try:
+        assert (await state.runner.run(option, "browser_sandbox"))[0] == "allow-unsandboxed"
+    finally:
+        state.runner.close()
+    assert option("browser_sandbox") is None  # (nothing left where the runner ran it)

@@ -21,8 +21,8 @@ output:
 - :func:`blocks_from_segments` is ``result.blocks_from_segments``, the labelled blocks of
   the block-level methods, each made without a Python-level call;
 - :func:`count_elements` is ``document._count_elements``, ``parse``'s count of elements;
-- :func:`utf8`, :func:`markup_counts` and :func:`attributes_over` are ``document._utf8``,
-  ``document._markup_counts`` and ``document._attributes_over``: ``parse``'s encoding of
+- :func:`utf8`, :func:`count_tags` and :func:`attributes_over` are ``document._utf8``,
+  ``document._count_tags`` and ``document._attributes_over``: ``parse``'s encoding of
   the decoded page and its checks before the parse, in vector instructions or one scan.
 
 Where a tree holds what the Python code was never written for (an entity reference node,
@@ -1342,37 +1342,29 @@ cdef extern from "Python.h":
 
 cdef extern from *:
     """
-    /* '<' and '=' in p[0..n), counted in runs of 255 bytes into byte counters: a loop the
-       C compiler turns into 16-byte vector compares (a wider counter per byte defeats it) */
-    static void sb_count_lt_eq(const unsigned char *p, Py_ssize_t n, size_t *lt, size_t *eq) {
-        size_t a = 0, b = 0;
+    /* '<' in p[0..n), counted in runs of 255 bytes into a byte counter: a loop the C
+       compiler turns into 16-byte vector compares (a wider counter per byte defeats it) */
+    static size_t sb_count_lt(const unsigned char *p, Py_ssize_t n) {
+        size_t a = 0;
         while (n > 0) {
             Py_ssize_t m = n < 255 ? n : 255, i;
-            unsigned char ca = 0, cb = 0;
-            for (i = 0; i < m; i++) {
+            unsigned char ca = 0;
+            for (i = 0; i < m; i++)
                 ca += p[i] == 60;
-                cb += p[i] == 61;
-            }
             a += ca;
-            b += cb;
             p += m;
             n -= m;
         }
-        *lt = a;
-        *eq = b;
+        return a;
     }
     """
-    void sb_count_lt_eq(const unsigned char* p, Py_ssize_t n, size_t* lt, size_t* eq) noexcept
+    size_t sb_count_lt(const unsigned char* p, Py_ssize_t n) noexcept
 
 
-def markup_counts(bytes data):
-    """``document._markup_counts``: the page's ``<`` and ``=`` bytes, ``(tags, equals)``,
-    counted in one pass of vector compares (numpy's compares make two page-sized arrays;
-    this makes none)."""
-    cdef size_t lt = 0
-    cdef size_t eq = 0
-    sb_count_lt_eq(<const unsigned char*>PyBytes_AS_STRING(data), len(data), &lt, &eq)
-    return lt, eq
+def count_tags(bytes data):
+    """``document._count_tags``: the page's ``<`` bytes, counted in one pass of vector
+    compares (numpy's compare makes a page-sized array; this makes none)."""
+    return sb_count_lt(<const unsigned char*>PyBytes_AS_STRING(data), len(data))
 
 
 cdef extern from *:

@@ -108,7 +108,8 @@ BOILERPLATE_META_EXTRACTORS: list[str] = []
 #: Where Chromium cannot start with its sandbox (as root, or in a container without user
 #: namespaces): ``require`` refuses to render (reason ``render-no-sandbox``),
 #: ``allow-unsandboxed`` renders without it (said once in the log). None: the
-#: ``SCRAPY_BOILERPLATE_BROWSER_SANDBOX`` environment variable, else ``require``.
+#: ``SCRAPY_BOILERPLATE_BROWSER_SANDBOX`` environment variable, else ``require``. It goes
+#: with the crawl's pages to the renderer (a run option), never into the environment.
 BOILERPLATE_BROWSER_SANDBOX: str | None = None
 
 DEFAULTS: dict[str, Any] = {
@@ -127,11 +128,10 @@ OUTPUTS = (
     "url",
     "encoding",
 )
+#: The item fields the entity lists write (docs/entities.md), when they are on.
+ENTITY_FIELDS = ("entities", "entity_candidates", "entities_reason")
 EXECUTION_MODES = ("inline", "thread", "process")
 BROWSER_SANDBOX_MODES = ("require", "allow-unsandboxed")
-#: The environment variable the renderer reads (the setting is exported there, so that
-#: extraction threads and worker processes see it).
-BROWSER_SANDBOX_ENV = "SCRAPY_BOILERPLATE_BROWSER_SANDBOX"
 ON_ERROR = ("keep", "drop")
 BLOCKS_MODES = ("content", "all", "none")
 
@@ -372,6 +372,12 @@ class Config:
             browser_sandbox=browser_sandbox(settings),
         )
 
+    def run_options(self) -> dict[str, Any]:
+        """The crawl's run options (:mod:`scrapy_boilerplate.core.options`), which its
+        runner sets where each page runs: ``browser_sandbox`` when the setting is given.
+        Per crawler and per page, so two crawlers of one process never share them."""
+        return {} if self.browser_sandbox is None else {"browser_sandbox": self.browser_sandbox}
+
     def for_request(self, meta: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
         """The method and parameters for one request: the settings, then ``meta["boilerplate"]``.
 
@@ -436,9 +442,9 @@ def registered_extractor(name: Any) -> str:
 
 
 def browser_sandbox(settings: Any) -> str | None:
-    """``BOILERPLATE_BROWSER_SANDBOX``, checked; when set, exported to the environment
-    variable the renderer reads (process-wide: the browser's sandbox is no per-page choice,
-    and worker processes started later inherit it)."""
+    """``BOILERPLATE_BROWSER_SANDBOX``, checked (None: not set). Reading it changes
+    nothing: the crawl's runner hands it to the renderer with each page
+    (:meth:`Config.run_options`)."""
     value = settings.get("BOILERPLATE_BROWSER_SANDBOX", BOILERPLATE_BROWSER_SANDBOX)
     if value is None or value == "":
         return None
@@ -448,7 +454,6 @@ def browser_sandbox(settings: Any) -> str | None:
             "BOILERPLATE_BROWSER_SANDBOX",
             f"expected one of {', '.join(BROWSER_SANDBOX_MODES)} or None, got {value!r}",
         )
-    os.environ[BROWSER_SANDBOX_ENV] = mode
     return str(mode)
 
 

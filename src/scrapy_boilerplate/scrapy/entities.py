@@ -25,22 +25,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter, is_item
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import TextResponse
 
-from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT
+from scrapy_boilerplate.core.document import parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
 from scrapy_boilerplate.core.reasons import Reason
-from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError
+from scrapy_boilerplate.scrapy.config import BOILERPLATE_MAX_NODES, BoilerplateSettingsError
 from scrapy_boilerplate.scrapy.middlewares import checked_tree
 from scrapy_boilerplate.scrapy.runner import ExtractionTimeout
-from scrapy_boilerplate.scrapy.state import Component
+from scrapy_boilerplate.scrapy.state import CheckedMarkup, Component
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterable, Iterator
@@ -54,32 +52,6 @@ logger = logging.getLogger(__name__)
 
 #: ``Request.meta`` key: the query for the items of this request's response.
 QUERY_META = "boilerplate_entity_query"
-_PENDING_LIMIT = 10000
-
-
-class _Pages:
-    """Which response each item came from, until the pipeline takes it (bounded; the item
-    itself is held, so its id cannot be reused while it waits)."""
-
-    def __init__(self) -> None:
-        self.items: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
-
-    def put(self, item: Any, response: Response | None) -> None:
-        self.items[id(item)] = (item, response)
-        while len(self.items) > _PENDING_LIMIT:
-            self.items.popitem(last=False)
-
-    def take(self, item: Any) -> Any:
-        entry = self.items.pop(id(item), None)
-        return entry[1] if entry is not None and entry[0] is item else None
-
-    def forget(self, item: Any, **kwargs: Any) -> None:
-        """An item that will not reach the pipeline (dropped, or a pipeline failed): its
-        response is let go now, not when ``_PENDING_LIMIT`` newer items push it out."""
-        self.take(item)
-
-
-_PAGES: WeakKeyDictionary[Any, _Pages] = WeakKeyDictionary()
 
 
 class _EntityComponent(Component):
@@ -93,10 +65,7 @@ class _EntityComponent(Component):
                 "entity lists are off: set BOILERPLATE_ENTITIES_ENABLED = True or "
                 "BOILERPLATE_ENTITY_QUERY"
             )
-        pages = _PAGES.get(crawler)
-        if pages is None:
-            pages = _PAGES[crawler] = _Pages()
-        self.pages = pages
+        self.pages = self.state.entity_pages
 
 
 class EntitySpiderMiddleware(_EntityComponent):
@@ -146,22 +115,33 @@ def _get_ready(path: str | None, keep: bool) -> None:
 
 
 def _entity_lists(
-    page: Any, query: str, top_k: int, model: str | None, max_nodes: int, max_predicates: int
+    page: Any,
+    query: str,
+    top_k: int,
+    model: str | None,
+    max_nodes: int,
+    max_predicates: int,
+    page_max_nodes: int = BOILERPLATE_MAX_NODES,
+    checked: CheckedMarkup | None = None,
 ) -> Any:
     """Runs where the runner runs pages: ``page`` is HTML, or a response whose tree (the
     one its callback used, or built here, off the event loop) is read. The response's bytes
     are checked first, as ``parse`` checks HTML and the middleware a response, so that
     Scrapy's parser never reads what ``parse`` refuses (a tag of too many attributes holds
-    it in one uninterruptible call): the result is empty, with the reason."""
+    it in one uninterruptible call): the result is empty, with the reason. The page is held
+    to the crawl's ``page_max_nodes`` (``BOILERPLATE_MAX_NODES``), as for the main content;
+    a response the downloader middleware already checked (``checked``) is not scanned again.
+    """
     from scrapy_boilerplate.entities.extract import EntityResult, extract_entities
 
-    if isinstance(page, TextResponse):
-        try:
-            page = checked_tree(page, MAX_NODES_DEFAULT)
-        except UnsupportedInput as exc:
-            refused = EntityResult(query)
-            refused.reason = exc.reason
-            return refused
+    try:
+        if isinstance(page, TextResponse):
+            page = checked_tree(page, page_max_nodes, checked)
+        page = parse(page, max_nodes=page_max_nodes)
+    except UnsupportedInput as exc:
+        refused = EntityResult(query)
+        refused.reason = exc.reason
+        return refused
     return extract_entities(page, query, top_k, model, 8, max_nodes, max_predicates)
 
 
@@ -181,12 +161,14 @@ class EntityPipeline(_EntityComponent):
         # Items dropped ahead of it (BOILERPLATE_ON_ERROR = "drop" at 200) never come here.
         crawler.signals.connect(self.pages.forget, signal=signals.item_dropped)
         crawler.signals.connect(self.pages.forget, signal=signals.item_error)
+        if self.state.runner.mode == "process":  # each worker process loads its own
+            self.state.runner.also_warm(_get_ready, self.config.model, True)
 
     async def open_spider(self, spider: Spider | None = None) -> None:
         """Load the model before the first page, off the event loop: a file that cannot
         be read stops the crawl here, and the first pages neither wait for it nor count
-        its time against their limit (in ``process`` mode, each worker loads it on its
-        first page)."""
+        its time against their limit (in ``process`` mode, this checks the file; each
+        worker process loads it as the runner warms it up, before its first page)."""
         model = self.config.model
         keep = self.state.runner.mode != "process"
         try:
@@ -248,9 +230,12 @@ class EntityPipeline(_EntityComponent):
         where = getattr(response, "url", None) or "an item's page"
         reporter = self.state.reporter
         try:
+            # (a response checked by the downloader middleware is not scanned again; in
+            # process mode the page is its text, checked where it is parsed)
+            checked = None if self.state.runner.mode == "process" else self.state.checked_markup
             result, seconds = await self.state.runner.run(
                 _entity_lists, page, query, config.top_k, config.model,
-                config.max_nodes, config.max_predicates,
+                config.max_nodes, config.max_predicates, self.state.config.max_nodes, checked,
             )  # fmt: skip
         except ExtractionTimeout as exc:
             return self._fail(

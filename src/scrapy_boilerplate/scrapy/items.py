@@ -9,6 +9,7 @@ blocks goes in: every block with every key is most of an item's bytes, and Scrap
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -67,12 +68,14 @@ class ItemWriter:
         """The item fields this writer sets."""
         return [self.container] if self.container else list(self.fields.values())
 
-    def missing_fields(self, item_class: type) -> list[str]:
-        """The fields ``item_class`` would need but does not declare ([] for dicts)."""
+    def missing_fields(self, item_class: type, names: Iterable[str] | None = None) -> list[str]:
+        """The fields ``item_class`` would need (``names``, else :attr:`field_names`) but
+        does not declare ([] for dicts)."""
         declared = ItemAdapter.get_field_names_from_class(item_class)
         if declared is None:  # dicts and other free-form items take any key
             return []
-        return [name for name in self.field_names if name not in declared]
+        wanted = self.field_names if names is None else names
+        return [name for name in wanted if name not in declared]
 
     def missing_message(self, item_class: type, missing: list[str]) -> str:
         """What to declare, said so it can be pasted into the item class."""

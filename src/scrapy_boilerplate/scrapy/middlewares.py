@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from scrapy.http import Request
     from scrapy.selector import Selector
 
-    from scrapy_boilerplate.scrapy.state import CrawlerState
+    from scrapy_boilerplate.scrapy.state import CheckedMarkup, CrawlerState
 
 logger = logging.getLogger(__name__)
 
@@ -153,11 +153,12 @@ def _extract_response(
     params: dict[str, Any],
     context: Any = None,
     max_nodes: int = BOILERPLATE_MAX_NODES,
+    checked: CheckedMarkup | None = None,
 ) -> Extraction:
     # Runs in the worker: building ``response.selector`` there keeps the parse off the
     # event loop, and the spider callback reuses the same tree.
     try:
-        page = checked_tree(response, max_nodes)
+        page = checked_tree(response, max_nodes, checked)
     except UnsupportedInput as exc:
         return Extraction.failed(
             exc.reason, extractor, params, url=response.url, extra={"detail": exc.detail}
@@ -165,7 +166,9 @@ def _extract_response(
     return _extract_page(page, response.url, None, extractor, params, context, max_nodes)
 
 
-def checked_tree(response: TextResponse, max_nodes: int) -> Selector | str:
+def checked_tree(
+    response: TextResponse, max_nodes: int, checked: CheckedMarkup | None = None
+) -> Selector | str:
     """The tree of ``response`` to read: ``response.selector`` (built by the caller's
     thread, and reused by the spider callback), or its text where Scrapy cannot build it.
 
@@ -174,9 +177,25 @@ def checked_tree(response: TextResponse, max_nodes: int) -> Selector | str:
     tree of them would be read as a page of mojibake, with no reason) and markup over the
     element or attribute caps (one uninterruptible call into libxml2). Raises
     :class:`~scrapy_boilerplate.core.errors.UnsupportedInput` with the reason.
+
+    ``checked`` (the crawler's :attr:`CrawlerState.checked_markup`, with the crawl's
+    ``max_nodes``) keeps each response's outcome: a response checked once (by the
+    downloader middleware) is not scanned again (by the entity pipeline).
     """
-    check_binary(response.body)
-    check_markup(response.body, max_nodes)
+    if checked is not None and response in checked:
+        refused = checked[response]
+        if refused is not None:
+            raise UnsupportedInput(*refused)
+    else:
+        try:
+            check_binary(response.body)
+            check_markup(response.body, max_nodes)
+        except UnsupportedInput as exc:
+            if checked is not None:  # (the reason, not the exception: its traceback
+                checked[response] = (exc.reason, exc.detail)  # holds the response)
+            raise
+        if checked is not None:
+            checked[response] = None
     try:
         return response.selector
     except ValueError:  # Scrapy reads <base href> with w3lib, which refuses "https://www:x.org/"
@@ -267,6 +286,7 @@ class BoilerplateDownloaderMiddleware(Component):
                 params,
                 context,
                 self.state.config.max_nodes,
+                self.state.checked_markup,
             )
         return await self.state.extract(call, extractor, params, response.url, response.url)
 

@@ -32,12 +32,13 @@ import asyncio
 import contextlib
 import multiprocessing
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from scrapy_boilerplate.core.deadline import ExtractionTimeout, deadline, now
+from scrapy_boilerplate.core.options import run_options
 from scrapy_boilerplate.scrapy.memory import maybe_trim
 
 __all__ = ["ExtractionTimeout", "Runner"]
@@ -57,6 +58,7 @@ class Runner:
         queue_size: int = 4,
         timeout: float = 0.0,
         trim: float = 0.0,
+        options: Mapping[str, Any] | None = None,
     ) -> None:
         if mode not in ("inline", "thread", "process"):
             raise ValueError(f"unknown execution mode {mode!r}")
@@ -65,6 +67,8 @@ class Runner:
         self.queue_size = max(1, queue_size)
         self.timeout = timeout or None
         self.trim = trim  # seconds between malloc_trim calls where pages run (0: never)
+        #: Run options (core.options) set where each call runs, e.g. the browser sandbox.
+        self.options = dict(options or {})
         self._executor: Executor | None = None
         self._helper: ThreadPoolExecutor | None = None
         self._generation = 0
@@ -75,6 +79,7 @@ class Runner:
         self._warm_lock: asyncio.Lock | None = None
         self._warm_params: dict[str, Any] | None = None
         self._warm_extractor: str | None = None
+        self._warm_calls: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
 
     # The semaphores must be made on the running loop (the reactor's), not at import time.
     def _semaphore(self) -> asyncio.Semaphore:
@@ -116,7 +121,7 @@ class Runner:
             release()
             return None
         # monotonic() is the machine's clock (CLOCK_MONOTONIC): the same in a worker process.
-        call = (_timed, self._deadline(), self.timeout, self.trim, func, *args)
+        call = (_timed, self._deadline(), self.timeout, self.trim, self.options, func, *args)
         try:
             job = self._pool().submit(*call)
         except BrokenProcessPool:
@@ -145,7 +150,9 @@ class Runner:
     async def run(self, func: Callable[..., Any], *args: Any) -> tuple[Any, float]:
         """``(func(*args), seconds)``; ``func`` must be picklable in ``process`` mode."""
         if self.mode == "inline":
-            result, elapsed = _timed(self._deadline(), self.timeout, self.trim, func, *args)
+            result, elapsed = _timed(
+                self._deadline(), self.timeout, self.trim, self.options, func, *args
+            )
             if self.timeout is not None and elapsed > self.timeout:
                 # Inline work cannot be interrupted; the result is dropped all the same so
                 # every mode reports a page over the limit in the same way.
@@ -158,6 +165,13 @@ class Runner:
 
     def _deadline(self) -> float | None:
         return None if self.timeout is None else now() + self.timeout
+
+    def also_warm(self, func: Callable[..., Any], *args: Any) -> None:
+        """Have :meth:`warm_up` run ``func(*args)`` too, in every worker process (in
+        ``process`` mode; picklable then) or once in the thread pool, its failure left to
+        the first page: another component's model (the entity lists'), loaded before any
+        page rather than in the time of each worker's first one."""
+        self._warm_calls.append((func, args))
 
     async def warm_up(self, extractor: str, params: dict[str, Any] | None = None) -> None:
         """Get the extractor ready before the first page: start the worker processes (in
@@ -175,9 +189,11 @@ class Runner:
         self._warm_extractor = extractor
         self._warm_params = params
         if self.mode == "thread":
-            await asyncio.wrap_future(
-                self._pool().submit(_warm, extractor, params, self.timeout, False)
+            calls = tuple(self._warm_calls)
+            job = self._pool().submit(
+                _warm, extractor, params, self.timeout, False, calls, self.options
             )
+            await asyncio.wrap_future(job)
             return
         await self._ensure_warm()
 
@@ -194,8 +210,9 @@ class Runner:
             pool = self._pool()
             extractor = self._warm_extractor
             params = self._warm_params
+            calls = tuple(self._warm_calls)
             futures = [
-                pool.submit(_warm, extractor, params, self.timeout, True)
+                pool.submit(_warm, extractor, params, self.timeout, True, calls, self.options)
                 for _ in range(self.workers)
             ]
             try:
@@ -360,17 +377,24 @@ def _warm(
     params: dict[str, Any] | None = None,
     timeout: float | None = None,
     hold: bool = True,
+    calls: tuple[tuple[Callable[..., Any], tuple[Any, ...]], ...] = (),
+    options: Mapping[str, Any] | None = None,
 ) -> None:
-    """Import ``extractor`` and extract :data:`WARM_PAGE` with it (a failure is left to
-    the first page, which meets it again and reports it); with ``hold``, keep this worker
-    a moment so that every worker of a pool gets one call."""
+    """Import ``extractor`` and extract :data:`WARM_PAGE` with it, then run the ``calls``
+    of :meth:`Runner.also_warm` (a failure is left to the first page, which meets it
+    again and reports it); with ``hold``, keep this worker a moment so that every worker
+    of a pool gets one call."""
     from scrapy_boilerplate.core.extract import extract
     from scrapy_boilerplate.scrapy.config import resolve_extractor
 
-    if extractor is not None:
-        name = resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")
-        with contextlib.suppress(Exception):  # the first page meets it too and reports it
-            extract(WARM_PAGE, name, timeout=timeout, **(params or {}))
+    with run_options(options):  # (the warm-up page runs as the pages will)
+        if extractor is not None:
+            name = resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")
+            with contextlib.suppress(Exception):  # the first page meets it too, reports it
+                extract(WARM_PAGE, name, timeout=timeout, **(params or {}))
+        for func, args in calls:
+            with contextlib.suppress(Exception):
+                func(*args)
     if hold:
         time.sleep(0.05)
 
@@ -379,12 +403,13 @@ def _timed(
     at: float | None,
     limit: float | None,
     trim: float,
+    options: Mapping[str, Any],
     func: Callable[..., Any],
     *args: Any,
 ) -> tuple[Any, float]:
     start = time.perf_counter()
     try:
-        with deadline(at, limit):
+        with deadline(at, limit), run_options(options):
             result = func(*args)
         return result, time.perf_counter() - start
     finally:

@@ -7,7 +7,7 @@ import asyncio
 import gc
 import json
 import logging
-from collections import Counter
+from collections import Counter, OrderedDict
 from functools import partial
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -17,7 +17,7 @@ from scrapy.exceptions import NotConfigured
 
 from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.core.result import Extraction, to_jsonable
-from scrapy_boilerplate.scrapy.config import BoilerplateSettingsError, Config
+from scrapy_boilerplate.scrapy.config import ENTITY_FIELDS, BoilerplateSettingsError, Config
 from scrapy_boilerplate.scrapy.items import ItemWriter
 from scrapy_boilerplate.scrapy.runner import ExtractionTimeout, Runner
 
@@ -114,6 +114,38 @@ class Reporter:
             return None
 
 
+#: What :func:`~scrapy_boilerplate.scrapy.middlewares.checked_tree` found of each response's
+#: bytes: None where they passed, else the refusal's ``(reason, detail)``.
+CheckedMarkup = WeakKeyDictionary[Any, "tuple[str, str] | None"]
+
+#: Items an :class:`ItemPages` remembers at most (the oldest are let go first).
+PENDING_ITEMS_LIMIT = 10000
+
+
+class ItemPages:
+    """Which response each item came from, until the entity pipeline takes it (bounded;
+    the item itself is held, so its id cannot be reused while it waits). One per crawler
+    (:attr:`CrawlerState.entity_pages`): the entity spider middleware puts, the entity
+    pipeline takes."""
+
+    def __init__(self) -> None:
+        self.items: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+
+    def put(self, item: Any, response: Any) -> None:
+        self.items[id(item)] = (item, response)
+        while len(self.items) > PENDING_ITEMS_LIMIT:
+            self.items.popitem(last=False)
+
+    def take(self, item: Any) -> Any:
+        entry = self.items.pop(id(item), None)
+        return entry[1] if entry is not None and entry[0] is item else None
+
+    def forget(self, item: Any, **kwargs: Any) -> None:
+        """An item that will not reach the pipeline (dropped, or a pipeline failed): its
+        response is let go now, not when ``PENDING_ITEMS_LIMIT`` newer items push it out."""
+        self.take(item)
+
+
 #: Pages with at least this many blocks get their item block dicts made off the reactor.
 PREPARE_MIN_BLOCKS = 2000
 
@@ -130,14 +162,30 @@ class CrawlerState:
                 raise BoilerplateSettingsError(
                     "BOILERPLATE_ITEM_CLASSES", self.writer.missing_message(cls, missing)
                 )
+            missing = self.writer.missing_fields(cls, ENTITY_FIELDS)
+            if self.config.entities.enabled and missing:
+                lines = ", ".join(f"{f} = scrapy.Field()" for f in missing)
+                raise BoilerplateSettingsError(
+                    "BOILERPLATE_ITEM_CLASSES",
+                    f"item class {cls.__name__} does not declare the field(s) "
+                    f"{', '.join(missing)} that the entity lists write (they are on: "
+                    f"BOILERPLATE_ENTITIES_ENABLED or BOILERPLATE_ENTITY_QUERY); declare "
+                    f"them ({lines}, or the same names in a dataclass/attrs class)",
+                )
         self.runner = Runner(
             self.config.execution,
             self.config.workers,
             self.config.queue_size,
             self.config.timeout,
             self.config.memory_trim,
+            self.config.run_options(),
         )
         self.reporter = Reporter(crawler)
+        #: The entity components' record of which response each item came from.
+        self.entity_pages = ItemPages()
+        #: Responses whose bytes were checked before Scrapy's parser read them (thread
+        #: and inline modes), so that the entity pipeline does not scan them again.
+        self.checked_markup: CheckedMarkup = WeakKeyDictionary()
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
@@ -153,7 +201,10 @@ class CrawlerState:
                     self.runner.mode,
                 )
                 self.runner = Runner(
-                    "inline", timeout=self.config.timeout, trim=self.config.memory_trim
+                    "inline",
+                    timeout=self.config.timeout,
+                    trim=self.config.memory_trim,
+                    options=self.config.run_options(),
                 )
         self._log_start()
         if self.runner.mode == "inline":

@@ -30,6 +30,7 @@ from typing import Any
 from scrapy_boilerplate.core.deadline import check, remaining
 from scrapy_boilerplate.core.document import Document
 from scrapy_boilerplate.core.errors import InvalidParameter, UnsupportedInput
+from scrapy_boilerplate.core.options import option
 from scrapy_boilerplate.core.params import Param
 from scrapy_boilerplate.core.registry import Extractor
 from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Block, Extraction
@@ -296,7 +297,9 @@ def render_layout(doc: Document, width: int, timeout: float, javascript: bool = 
     style sheets load; else its serialised HTML), its scripts run only with ``javascript``.
 
     The render takes ``timeout`` seconds at most, and never more than what is left of the
-    page's deadline; the rendered page is held to ``doc.max_nodes`` elements."""
+    page's deadline; the rendered page is held to ``doc.max_nodes`` elements. The browser's
+    sandbox is the run option ``browser_sandbox`` where the caller set one (a crawl's
+    ``BOILERPLATE_BROWSER_SANDBOX``), else the renderer's default."""
     from lxml import etree
 
     from scrapy_boilerplate.extractors.vips.layout import from_snapshot
@@ -307,7 +310,7 @@ def render_layout(doc: Document, width: int, timeout: float, javascript: bool = 
         check()
         timeout = min(timeout, left)
     limits: dict[str, Any] = {"width": width, "timeout": timeout, "javascript": javascript,
-              "max_nodes": doc.max_nodes}  # fmt: skip
+              "max_nodes": doc.max_nodes, "sandbox": option("browser_sandbox")}  # fmt: skip
     if doc.url and doc.url.startswith("file:"):
         snapshot = render_snapshot(url=doc.url, **limits)
     else:

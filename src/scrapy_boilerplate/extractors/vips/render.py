@@ -70,7 +70,7 @@ OFFLINE_ARGS = [
 #: The environment variable that says what to do where Chromium cannot start with its
 #: sandbox: ``require`` (the default: the render fails, reason ``render-no-sandbox``) or
 #: ``allow-unsandboxed`` (run it without, logged once). In a crawl, the
-#: ``BOILERPLATE_BROWSER_SANDBOX`` setting sets it for the crawl's process and workers.
+#: ``BOILERPLATE_BROWSER_SANDBOX`` setting comes first: VIPS passes it as ``sandbox``.
 SANDBOX_ENV = "SCRAPY_BOILERPLATE_BROWSER_SANDBOX"
 SANDBOX_MODES = ("require", "allow-unsandboxed")
 
@@ -133,7 +133,8 @@ def launch(playwright: Any, sandbox: str | None, timeout_ms: float, offline: boo
             _sandbox_fails = True
             logger.warning(
                 "Chromium cannot start with its sandbox here (running as root, or no user "
-                "namespaces); rendering pages without it, as %s=allow-unsandboxed allows",
+                "namespaces); rendering pages without it, as allow-unsandboxed (%s or the "
+                "BOILERPLATE_BROWSER_SANDBOX setting) allows",
                 SANDBOX_ENV,
             )
     return playwright.chromium.launch(
