@@ -26,7 +26,7 @@ from scrapy_boilerplate.core.deadline import ExtractionTimeout, within
 from scrapy_boilerplate.entities.extract import extract_entities
 from scrapy_helpers import LOOPS, CheckClock, boilerplate_stats, crawl
 
-METHODS = ["justext", "cnr", "web2text", "vips", "entities"]
+METHODS = ["justext", "cnr", "web2text", "vips", "auto", "entities"]
 #: The slow pages get this long (their outcome may be ``timeout``; the 50 MB page's parse
 #: alone, one call into lxml, takes a second or two); the others get ``LONG``, so their
 #: outcome does not depend on the machine's speed.

@@ -28,8 +28,10 @@ ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "extractors": {"core"},
     "entities": {"core"},
+    # auto weighs every method's evidence: it reads the methods, and no method reads it
+    "auto": {"core", "extractors"},
     "scrapy": {"core", "entities"},
-    "cli": {"core", "extractors", "entities", "scrapy", ""},
+    "cli": {"core", "extractors", "entities", "auto", "scrapy", ""},
     "": {"core", "scrapy", "entities", "cli"},  # __init__ (lazy names), __main__
 }
 #: Methods the core knows nothing of: what they record on the core's walk, and their

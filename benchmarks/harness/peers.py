@@ -61,7 +61,8 @@ class Output:
     reason: str | None = None
 
 
-Run = Callable[[str], Output]
+#: ``run(html, url=None)``: the page's URL where the set has one (a crawl always does).
+Run = Callable[..., Output]
 
 
 @dataclass(frozen=True)
@@ -84,8 +85,8 @@ def _version(dist: str) -> str | None:
 def _trafilatura() -> Run:
     from trafilatura import extract
 
-    def run(html: str) -> Output:
-        return Output(extract(html) or "")
+    def run(html: str, url: str | None = None) -> Output:
+        return Output(extract(html, url=url) or "")
 
     return run
 
@@ -99,7 +100,7 @@ def _justext_ref() -> Run:
 
     stoplist = justext.get_stoplist("English")
 
-    def run(html: str) -> Output:
+    def run(html: str, url: str | None = None) -> Output:
         return Output(_justext_text(justext.justext(html, stoplist)))
 
     return run
@@ -131,7 +132,7 @@ def _justext_ref_lang() -> Run:
     stoplists = {lang: frozenset(justext.get_stoplist(lang)) for lang in _DETECT_LANGUAGES}
     index = stopword_index(stoplists)
 
-    def run(html: str) -> Output:
+    def run(html: str, url: str | None = None) -> Output:
         # justext.justext() step by step, to read the paragraphs before classifying them
         dom = core.preprocessor(core.html_to_dom(html))
         paragraphs = core.ParagraphMaker.make_paragraphs(dom)
@@ -150,7 +151,7 @@ def _readability() -> Run:
     import lxml.html
     from readability import Document
 
-    def run(html: str) -> Output:
+    def run(html: str, url: str | None = None) -> Output:
         summary = Document(html).summary()
         if not summary.strip():
             return Output("")
@@ -165,7 +166,7 @@ def _readability() -> Run:
 def _resiliparse() -> Run:
     from resiliparse.extract.html2text import extract_plain_text
 
-    def run(html: str) -> Output:
+    def run(html: str, url: str | None = None) -> Output:
         return Output(extract_plain_text(html, main_content=True))
 
     return run
@@ -196,9 +197,9 @@ def _ours(name: str, params: dict[str, Any]) -> Run:
 
     registry.get(name)  # import the method now: a broken one fails here, not while timed
 
-    def run(html: str) -> Output:
+    def run(html: str, url: str | None = None) -> Output:
         start = time.perf_counter()
-        doc = sb.parse(html)
+        doc = sb.parse(html, url=url)
         parsed = time.perf_counter() - start
         result = sb.extract(doc, extractor=name, **params)
         return Output(result.main_text or "", parse_seconds=parsed, reason=result.reason)

@@ -136,7 +136,7 @@ def run_page(ex: Extractor, page: Page) -> PageResult:
     output = None
     start = time.perf_counter()
     try:
-        output = ex.run(page.html)
+        output = ex.run(page.html, url=page.url)
     except Exception as exc:  # an extractor failing on a page is a result, not a crash
         error = f"{type(exc).__name__}: {exc}"[:300]
     seconds = time.perf_counter() - start

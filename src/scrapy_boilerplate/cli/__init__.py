@@ -326,17 +326,32 @@ def build_parser(
 
     tr = sub.add_parser(
         "train",
-        help="train a Web2Text model on a folder of NAME.html + NAME.txt pairs",
+        help="train a Web2Text model on a folder of NAME.html + NAME.txt pairs, or "
+        "(train auto --data DIR) auto's model on the unpacked datasets",
         description=(
             "Train Web2Text's two networks on your own pages: DIR holds NAME.html and "
             "NAME.txt (its clean main text, UTF-8) pairs; blocks are labelled by aligning "
             "the text with the page (the paper's section 4.1). Writes an ONNX model that "
             "the extractor loads with --model PATH (or params={'model': PATH}). Needs "
-            "PyTorch: pip install -e '.[train]'."
+            "PyTorch: pip install -e '.[train]'. "
+            "'train auto --data DIR --out FILE' trains auto's model (page type, blocks, "
+            "quality) on the training splits of the datasets unpacked under DIR, as the "
+            "shipped one was; it needs LightGBM and onnxmltools (the same extra)."
         ),
         allow_abbrev=False,
     )
-    tr.add_argument("dir", type=Path, metavar="DIR", help="folder of NAME.html + NAME.txt pairs")
+    tr.add_argument(
+        "dir",
+        type=Path,
+        metavar="DIR|auto",
+        help="folder of NAME.html + NAME.txt pairs, or 'auto' (with --data)",
+    )
+    tr.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="train auto: the folder the datasets are unpacked in (wcxb-dev, ...)",
+    )
     tr.add_argument(
         "--out",
         type=Path,
@@ -802,8 +817,46 @@ def cmd_list(
     return EXIT_OK
 
 
+def cmd_train_auto(args: argparse.Namespace) -> int:
+    """``train auto --data DIR``: auto's model from the datasets unpacked under DIR."""
+    from scrapy_boilerplate.auto import train as training
+
+    data: Path = args.data
+    if not data.is_dir():
+        raise InputError(f"--data: no such folder: {data}")
+    out: Path = args.out if args.out.suffix == ".onnx" else args.out / "auto.onnx"
+    report = out.with_suffix(".json")
+    for path in (out, report):
+        if path.exists() and not args.force:
+            raise UsageError(f"--out: {path} exists (give --force to replace it)")
+    try:
+        training.read_examples(data).__next__()
+    except FileNotFoundError as exc:
+        raise InputError(str(exc)) from None
+    try:
+        training.lightgbm_module()
+    except RuntimeError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    result = training.train(data, out, log=lambda line: print(line, file=sys.stderr))
+    _write(
+        f"wrote {out} and {report} (text F1 {result['cv_text_f1']['all']} out of fold); use it "
+        f"with scrapy-boilerplate extract -e auto --model {out} PAGE\n",
+        None,
+    )
+    return EXIT_OK
+
+
 def cmd_train(args: argparse.Namespace) -> int:
-    """``train``: a Web2Text model from a folder of (html, text) pairs."""
+    """``train``: a Web2Text model from a folder of (html, text) pairs (or ``train auto``)."""
+    if args.data is not None:
+        if str(args.dir) != "auto":
+            raise UsageError("--data goes with 'train auto' (train auto --data DIR)")
+        if args.out == Path("web2text.onnx"):
+            args.out = Path("auto.onnx")
+        return cmd_train_auto(args)
+    if str(args.dir) == "auto" and not args.dir.is_dir():
+        raise UsageError("train auto needs --data DIR: the folder the datasets are unpacked in")
     from scrapy_boilerplate.extractors.web2text.data import folder_pairs, load_folder, split_pages
 
     folder: Path = args.dir

@@ -30,13 +30,14 @@ if TYPE_CHECKING:
 ENTRY_POINT_GROUP = "scrapy_boilerplate.extractors"
 
 #: The method used when none is named: by extract(), the command line and the crawl.
-DEFAULT_EXTRACTOR = "justext"
+DEFAULT_EXTRACTOR = "auto"
 
 _BUILTIN: dict[str, str] = {
     "justext": "scrapy_boilerplate.extractors.justext:JustextExtractor",
     "cnr": "scrapy_boilerplate.extractors.cnr:CNRExtractor",
     "web2text": "scrapy_boilerplate.extractors.web2text:Web2TextExtractor",
     "vips": "scrapy_boilerplate.extractors.vips:VipsExtractor",
+    "auto": "scrapy_boilerplate.auto:AutoExtractor",
 }
 #: The methods this package ships (others come from entry points or :func:`register`).
 BUILTIN: tuple[str, ...] = tuple(_BUILTIN)

@@ -171,6 +171,14 @@ class Extraction:
     encoding: str | None = None
     url: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: What kind of page this is (``article``, ``forum``, ``product``, ...), for methods that
+    #: tell (``auto``); None where the method does not.
+    page_type: str | None = None
+    #: The method's probability of :attr:`page_type`.
+    page_type_probability: float | None = None
+    #: The expected text F1 of this result (0-1), for methods that estimate it (``auto``):
+    #: a crawl may drop or re-route pages below a bound.
+    quality: float | None = None
     # The block dicts an item gets (see :meth:`block_dicts`), made ahead of time off the
     # reactor thread for big pages (see :meth:`prepare_block_dicts`), with the kind they
     # were made for; taken once by the first item written.
@@ -224,6 +232,9 @@ class Extraction:
                 self.encoding,
                 self.url,
                 self.extra,
+                self.page_type,
+                self.page_type_probability,
+                self.quality,
             ),
         )
 
@@ -299,6 +310,16 @@ class Extraction:
             "encoding": self.encoding,
             "url": self.url,
             **{k: to_jsonable(v) for k, v in self.extra.items()},
+            # only where the method gives them, so other methods' dicts keep their shape
+            **{
+                k: v
+                for k, v in (
+                    ("page_type", self.page_type),
+                    ("page_type_probability", self.page_type_probability),
+                    ("quality", self.quality),
+                )
+                if v is not None
+            },
         }
 
     def to_markdown(self) -> str:

@@ -23,14 +23,13 @@ each side (the receptive field of three kernel-3 layers is 3 blocks each way), s
 from __future__ import annotations
 
 import json
-import os
 import threading
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from scrapy_boilerplate.core.errors import BoilerplateError
+from scrapy_boilerplate.core.models import ModelFileError, ModelFiles, onnx_session
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 DEFAULT_MODEL = MODEL_DIR / "web2text.onnx"
@@ -41,16 +40,14 @@ CHUNK = 4096
 MARGIN = 3
 
 
-class ModelError(BoilerplateError):
+class ModelError(ModelFileError):
     """A Web2Text model file is missing, unreadable or of another feature version.
 
     The message names the file.
     """
 
     def __init__(self, path: Path | str, reason: str) -> None:
-        super().__init__(f"Web2Text model {path}: {reason}")
-        self.path = str(path)
-        self.reason = reason
+        super().__init__(path, reason, "Web2Text model")
 
 
 class Web2TextModel:
@@ -65,22 +62,7 @@ class Web2TextModel:
                 f"one by name), or give the path of a model file (train one with "
                 f"`scrapy-boilerplate train`)",
             )
-        try:
-            import onnxruntime as ort
-        except ImportError as exc:  # a core dependency; only a broken install lacks it
-            raise ModelError(path, f"onnxruntime cannot be imported: {exc}") from exc
-        options = ort.SessionOptions()
-        count = threads or int(os.environ.get("SCRAPY_BOILERPLATE_ORT_THREADS", "1") or 1)
-        options.intra_op_num_threads = count
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        try:
-            self.session = ort.InferenceSession(
-                str(path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own types for corrupt files
-            detail = f"not a readable ONNX model ({type(exc).__name__}: {exc})"
-            raise ModelError(path, detail) from exc
+        self.session = onnx_session(path, threads, ModelError)
         self.path = path
         meta = self.session.get_modelmeta().custom_metadata_map
         self.metadata: dict[str, Any] = {k: _loads(v) for k, v in meta.items()}
@@ -138,12 +120,9 @@ def _loads(value: str) -> Any:
         return value
 
 
-_models: dict[str, Web2TextModel] = {}
-#: Files that failed to load: path -> (the file's size and modification time, why). A bad
-#: model fails every later page at once, not loading again (a load reads the whole file)
-#: until the file changes.
-_failures: dict[str, tuple[tuple[int, int], str]] = {}
-_models_lock = threading.Lock()
+#: Models by path, loaded once per process; a file that failed to load fails every later
+#: page at once (a load reads the whole file) until the file changes.
+_files: ModelFiles[Web2TextModel] = ModelFiles(Web2TextModel)
 
 
 def shipped_models() -> list[str]:
@@ -167,44 +146,10 @@ def resolve_model(path: Path | str | None) -> Path:
 def check_model(path: Path | str | None = None) -> None:
     """Raise :class:`ModelError` when the model at ``path`` is missing or already failed
     to load; cheap (no load), so it may run where a load must not (the reactor thread)."""
-    key = str(resolve_model(path))
-    if key in _models:
-        return
-    _raise_failure(key)
-    if not Path(key).is_file():
-        Web2TextModel(key)  # raises the missing file's error, named
+    _files.check(str(resolve_model(path)))
 
 
 def load_model(path: Path | str | None = None) -> Web2TextModel:
     """The model at ``path`` (see :func:`resolve_model`), loaded once per process; a file
     that failed to load raises the same :class:`ModelError` again without another try."""
-    key = str(resolve_model(path))
-    model = _models.get(key)
-    if model is None:
-        with _models_lock:
-            model = _models.get(key)
-            if model is None:
-                _raise_failure(key)
-                try:
-                    model = _models[key] = Web2TextModel(key)
-                except ModelError as exc:
-                    signature = _signature(key)
-                    if signature is not None:  # a missing file is not remembered
-                        _failures[key] = (signature, exc.reason)
-                    raise
-    return model
-
-
-def _signature(key: str) -> tuple[int, int] | None:
-    try:
-        stat = os.stat(key)
-    except OSError:
-        return None
-    return stat.st_size, stat.st_mtime_ns
-
-
-def _raise_failure(key: str) -> None:
-    """Raise the remembered failure of ``key`` if the file has not changed since."""
-    failure = _failures.get(key)
-    if failure is not None and failure[0] == _signature(key):
-        raise ModelError(key, failure[1])
+    return _files.get(str(resolve_model(path)))

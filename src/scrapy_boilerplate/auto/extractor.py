@@ -1,0 +1,168 @@
+"""``auto``: every method's evidence at once, weighed block by block by a learned model.
+
+One pass segments the page (:meth:`Document.section_blocks`); :mod:`.features` gives each
+block jusText's evidence, its text, its place in the tree and CNR's view of its container;
+:mod:`.pagetype` tells the page's type from its URL, its schema.org types and its markup.
+Gradient-boosted trees (:mod:`.model`) then give the page type, each block's probability
+of being main content (the page type's probabilities are among its inputs, so a forum's
+replies and a listing's items are judged as such), and the expected text F1 of the result
+(``quality``), from which a crawl can drop or re-route poor pages.
+
+A page with text always gets main text: where no block reaches the threshold, the blocks
+closest to it are kept (the page's best guess), and ``quality`` says how much to trust it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from scrapy_boilerplate.auto import features, pagetype
+from scrapy_boilerplate.auto.model import check_model, load_model, shipped_models
+from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.document import Document
+from scrapy_boilerplate.core.errors import InvalidParameter
+from scrapy_boilerplate.core.params import Param
+from scrapy_boilerplate.core.registry import Extractor
+from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Extraction, blocks_from_segments
+
+#: How far below the best block's probability a rescued block may be (a page where no
+#: block reaches the threshold keeps its best blocks rather than nothing).
+RESCUE_MARGIN = 0.15
+
+PARAMS = (
+    Param(
+        "model",
+        str,
+        None,
+        "the shipped model by name (auto) or the path of an ONNX model (`scrapy-boilerplate "
+        "train auto`); null: auto",
+        nullable=True,
+        path=True,
+        keywords=tuple(shipped_models()),
+    ),
+    Param(
+        "threshold",
+        float,
+        None,
+        "a block is content when its probability is at least this; null: the model's "
+        "threshold for the page's type (chosen by cross-validation)",
+        nullable=True,
+        minimum=0.0,
+        maximum=1.0,
+    ),
+    Param(
+        "page_type",
+        str,
+        None,
+        f"take the page as this type instead of classifying it ({', '.join(pagetype.PAGE_TYPES)})",
+        nullable=True,
+    ),
+)
+
+QUALITY_NAMES: tuple[str, ...] = (
+    "mean_p",
+    "content_share",
+    "log_content_chars",
+    "log_content_blocks",
+    "uncertain_share",
+    "max_p",
+    "rescued",
+    "log_chars",
+    "log_blocks",
+    *(f"type_{t}" for t in pagetype.PAGE_TYPES),
+)
+QUALITY_WIDTH = len(QUALITY_NAMES)
+
+
+def quality_features(
+    p: np.ndarray, chars: np.ndarray, labels: np.ndarray, p_type: np.ndarray, rescued: bool
+) -> np.ndarray:
+    """The ``(QUALITY_WIDTH,)`` vector the quality model reads: how sure the block
+    decisions were, how much they kept, and the page type's probabilities."""
+    total = float(chars.sum()) or 1.0
+    kept = float(chars[labels].sum())
+    uncertain = float(chars[(p > 0.2) & (p < 0.8)].sum())
+    head = [
+        float((p * chars).sum()) / total,
+        kept / total,
+        math.log1p(kept),
+        math.log1p(int(labels.sum())),
+        uncertain / total,
+        float(p.max()) if len(p) else 0.0,
+        float(rescued),
+        math.log1p(total),
+        math.log1p(len(p)),
+    ]
+    return np.concatenate((np.asarray(head, np.float32), p_type.astype(np.float32)))
+
+
+def decide(p: np.ndarray, threshold: float, has_text: bool) -> tuple[np.ndarray, bool]:
+    """Content labels from probabilities: at least ``threshold``; where nothing reaches it
+    on a page with text, the blocks within :data:`RESCUE_MARGIN` of the best one."""
+    labels = p >= threshold
+    if labels.any() or not has_text or not len(p):
+        return labels, False
+    return p >= float(p.max()) - RESCUE_MARGIN, True
+
+
+class AutoExtractor(Extractor):
+    """``auto``: blocks carry ``p_content``; the result carries ``page_type``, its
+    probability and ``quality`` (the expected text F1)."""
+
+    name = "auto"
+    params = PARAMS
+
+    def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        """The parameters checked; a missing model file, or one that already failed to
+        load, fails here, named (without loading it: this may run on the reactor thread)."""
+        checked = super().validate(params)
+        if checked["page_type"] is not None and checked["page_type"] not in pagetype.PAGE_TYPES:
+            raise InvalidParameter(
+                f"parameter 'page_type' must be one of {', '.join(pagetype.PAGE_TYPES)}, "
+                f"got {checked['page_type']!r}",
+                "page_type",
+            )
+        check_model(checked["model"])
+        return checked
+
+    def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
+        model = load_model(params["model"])
+        blocks = doc.section_blocks()
+        extra = {"model": model.path.name}
+        if not blocks:
+            return Extraction.from_blocks([], self.name, dict(params), extra=extra)
+        bx = features.block_features(doc, blocks)
+        check()
+        px = pagetype.page_features(doc, blocks, bx)
+        p_type = model.page_type(px)
+        forced = params["page_type"]
+        if forced is not None:
+            p_type = np.asarray([t == forced for t in model.page_types], np.float32)
+        k = int(p_type.argmax())
+        kind = model.page_types[k]
+        p = model.blocks(np.hstack((bx, np.broadcast_to(p_type, (len(bx), len(p_type))))))
+        check()
+        threshold = params["threshold"]
+        if threshold is None:
+            threshold = model.thresholds.get(kind, model.default_threshold)
+        chars = np.array([len(b.text) for b in blocks], dtype=np.float64)
+        labels, rescued = decide(p, threshold, bool(chars.sum()))
+        quality = model.quality(quality_features(p, chars, labels, p_type, rescued))
+        out = blocks_from_segments(
+            blocks,
+            [CONTENT if lab else BOILERPLATE for lab in labels.tolist()],
+            ("p_content",),
+            ([round(float(v), 4) for v in p.tolist()],),
+        )
+        return Extraction.from_blocks(
+            out,
+            self.name,
+            dict(params),
+            extra=extra,
+            page_type=kind,
+            page_type_probability=round(float(p_type[k]), 4),
+            quality=round(min(1.0, max(0.0, quality)), 4),
+        )

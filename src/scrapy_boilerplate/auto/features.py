@@ -1,0 +1,423 @@
+"""Block features of ``auto``: every method's cheap evidence on one segmentation.
+
+The blocks are jusText's paragraphs with HTML5's sectioning elements as block tags too
+(:meth:`Document.section_blocks`), so a ``<nav>`` or ``<footer>`` never runs into the
+text beside it. Each block gets one row of :data:`NAMES`:
+
+* **jusText's evidence**: length, words, stopword density (the page's stoplist, chosen as
+  jusText chooses it), link density, heading, its context-free class and its final class
+  (jusText's own defaults, on these blocks);
+* **the text itself**: punctuation, digits, capitals, sentence ends, copyright, separators;
+* **where it sits**: its tag, the tags above it (``article``, ``nav``, ``footer``, ...), and
+  words of the ``class`` and ``id`` of its element and its ancestors (``comment``,
+  ``related``, ``share``, ``content``, ...), the vocabulary content extractors such as
+  trafilatura and Readability match on;
+* **its container** (CNR's view of the page: text per markup): how much of the page's text
+  its parent and grandparent hold, in how many blocks, with what link density;
+* **its neighbours**: length, link density, stopwords and jusText class of the two blocks
+  before and after it, and the share of good blocks around it;
+* **the page**: its block count, text length, share of good text, link density, and
+  whether the block repeats the page's title or another block.
+
+Everything is computed in a few passes over the blocks; nothing here parses again.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from scrapy_boilerplate.core.document import Document, TextBlock
+from scrapy_boilerplate.extractors.justext import languages
+from scrapy_boilerplate.extractors.justext.algorithm import (
+    GOOD,
+    NEAR_GOOD,
+    SHORT,
+    choose_language,
+    classify_context_free,
+    classify_context_sensitive,
+)
+
+#: Words of ``class`` / ``id`` values, by what they usually mark. A value's words are
+#: matched by prefix anywhere in it (``commentlist``, ``post-comments``, ``relatedPosts``).
+KEYWORDS: dict[str, tuple[str, ...]] = {
+    "content": ("article", "content", "entry", "post", "story", "body", "text", "main", "prose"),
+    "comment": ("comment", "disqus", "respond", "reply", "discussion"),
+    "nav": ("nav", "menu", "breadcrumb", "crumb", "toc", "pagination", "pager", "skip"),
+    "footer": ("footer", "foot", "copyright", "legal", "colophon"),
+    "header": ("header", "masthead", "banner", "topbar", "hero"),
+    "side": ("sidebar", "aside", "widget", "rail", "secondary"),
+    "related": ("related", "recommend", "more", "popular", "trending", "readnext", "teaser"),
+    "share": ("share", "social", "sharing", "follow", "facebook", "twitter"),
+    "ad": (
+        "advert",
+        "sponsor",
+        "promo",
+        "banner-ad",
+        "dfp",
+        "ads",
+        "adslot",
+        "outbrain",
+        "taboola",
+    ),
+    "author": ("author", "byline", "bio", "contributor", "profile"),
+    "tags": ("tag", "categor", "topic", "keyword", "label"),
+    "media": ("caption", "credit", "photo", "image", "figure", "gallery", "video", "media"),
+    "meta": ("meta", "date", "time", "published", "updated", "dateline"),
+    "subscribe": ("newsletter", "subscribe", "signup", "sign-up", "register", "login", "cta"),
+    "modal": ("cookie", "consent", "modal", "popup", "overlay", "gdpr", "notice", "alert"),
+    "hidden": ("hidden", "sr-only", "visually-hidden", "screen-reader", "offscreen"),
+    "title": ("title", "headline", "heading"),
+    "product": ("product", "price", "cart", "buy", "sku", "review", "rating"),
+    "forum": ("thread", "message", "forum", "topic", "answer", "question", "postbody"),
+    "list": ("card", "item", "tile", "listing", "grid", "result"),
+    "doc": ("markdown", "rst", "docs", "documentation", "highlight", "api"),
+    "search": ("search", "filter", "sort", "form"),
+}
+_GROUPS = tuple(KEYWORDS)
+_GROUP_BIT = {g: 1 << i for i, g in enumerate(_GROUPS)}
+#: keyword -> its group's bit, and the keyword lengths (a token matches the keywords it
+#: starts with: ``commentlist``, ``relatedposts``, ``sidebar``)
+_KEYWORD_BITS: dict[str, int] = {}
+for _group, _words in KEYWORDS.items():
+    for _word in _words:
+        for _part in _word.split("-"):
+            _KEYWORD_BITS[_part] = _KEYWORD_BITS.get(_part, 0) | _GROUP_BIT[_group]
+_KEYWORD_LENGTHS = tuple(sorted({len(w) for w in _KEYWORD_BITS}))
+_CLASS_TOKEN = re.compile(r"[a-z]+")
+#: token -> its groups, shared by every page of the process (class names repeat across
+#: pages and sites: utility classes, CMS themes); cleared when it grows past this
+_TOKEN_CACHE: dict[str, int] = {}
+_TOKEN_CACHE_SIZE = 200_000
+
+
+def _token_mask(token: str) -> int:
+    mask = _TOKEN_CACHE.get(token)
+    if mask is None:
+        mask = 0
+        get = _KEYWORD_BITS.get
+        for n in _KEYWORD_LENGTHS:
+            if n > len(token):
+                break
+            mask |= get(token[:n], 0)
+        if len(_TOKEN_CACHE) >= _TOKEN_CACHE_SIZE:
+            _TOKEN_CACHE.clear()
+        _TOKEN_CACHE[token] = mask
+    return mask
+
+
+#: Tags above a block that say something about it (any ancestor, from its tag path).
+ANCESTOR_TAGS = (
+    "article",
+    "main",
+    "section",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "form",
+    "ul",
+    "ol",
+    "table",
+    "figure",
+    "blockquote",
+    "dl",
+    "li",
+    "a",
+    "button",
+    "label",
+)
+#: The block's own tag, by kind.
+TAG_KINDS: dict[str, tuple[str, ...]] = {
+    "p": ("p",),
+    "li": ("li",),
+    "cell": ("td", "th"),
+    "h1": ("h1",),
+    "h23": ("h2", "h3"),
+    "h456": ("h4", "h5", "h6"),
+    "div": ("div",),
+    "pre": ("pre",),
+    "quote": ("blockquote",),
+    "def": ("dd", "dt", "dl"),
+    "caption": ("figcaption", "caption", "figure"),
+    "section": ("section", "article", "main"),
+    "chrome": ("nav", "header", "footer", "aside", "menu"),
+    "body": ("body",),
+    "form": ("form", "option", "optgroup", "textarea", "legend", "fieldset", "details", "summary"),
+    "table": ("table", "tr", "thead", "tfoot", "col", "colgroup"),
+}
+_TAG_KIND = {t: i for i, ts in enumerate(TAG_KINDS.values()) for t in ts}
+
+_NEIGHBOURS = (-2, -1, 1, 2)
+
+NAMES: tuple[str, ...] = (
+    # the text
+    "log_chars",
+    "log_words",
+    "stopword_density",
+    "link_density",
+    "avg_word_length",
+    "punctuation_ratio",
+    "digit_ratio",
+    "capital_ratio",
+    "ends_sentence",
+    "sentences",
+    "copyright",
+    "separators",
+    "markup_per_word",
+    "heading",
+    # jusText
+    "cf_good",
+    "cf_near_good",
+    "cf_short",
+    "cf_bad",
+    "justext_good",
+    # where
+    *(f"tag_{k}" for k in TAG_KINDS),
+    "tag_other",
+    "depth",
+    *(f"in_{t}" for t in ANCESTOR_TAGS),
+    *(f"own_{g}" for g in _GROUPS),
+    *(f"above_{g}" for g in _GROUPS),
+    # containers
+    "parent_share",
+    "parent_blocks",
+    "parent_link_density",
+    "parent_good_share",
+    "grand_share",
+    "grand_blocks",
+    "grand_link_density",
+    "grand_good_share",
+    # position
+    "position",
+    "char_position",
+    # neighbours
+    *(
+        f"n{o:+d}_{f}"
+        for o in _NEIGHBOURS
+        for f in ("log_chars", "link_density", "stopword_density", "good")
+    ),
+    "good_around",
+    "good_before",
+    "good_after",
+    # the page
+    "page_log_blocks",
+    "page_log_chars",
+    "page_good_share",
+    "page_link_density",
+    "in_title",
+    "duplicate",
+)
+WIDTH = len(NAMES)
+_INDEX = {n: i for i, n in enumerate(NAMES)}
+
+#: str.translate tables that delete what is counted: the count is the length lost
+_NO_PUNCT = str.maketrans("", "", ".,;:!?")
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+_CAPITAL = re.compile(r"(?<!\S)[A-Z\u00c0-\u00de\u0391-\u03a9\u0410-\u042f]")
+_SENTENCE_END = re.compile(r"[.!?:][\"')\]\u201d\u2019]?\s*$")
+_SENTENCE = re.compile(r"[.!?](?=\s+\w)")
+_SEPARATORS = re.compile(r"[|\u2022\u00b7\u203a\u00bb/]")
+_COPYRIGHT = re.compile(r"\u00a9|&copy|\bcopyright\b|all rights reserved", re.I)
+
+
+def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
+    """Per block, the keyword groups of its own element and parent (``own``), and of every
+    element above those (``above``), from the words of ``class`` and ``id``, lower-cased."""
+    owned: dict[Any, int] = {}  # element -> its own groups
+    memo: dict[Any, int] = {}  # element -> groups of it and all above it
+    token_mask = _token_mask
+    find = _CLASS_TOKEN.findall
+
+    def own(el: Any) -> int:
+        mask = owned.get(el)
+        if mask is None:
+            get = el.get
+            value = get("class")
+            ident = get("id")
+            if ident:
+                value = f"{value} {ident}" if value else ident
+            mask = 0
+            if value:
+                for token in find(value.lower()):
+                    mask |= token_mask(token)
+            owned[el] = mask
+        return mask
+
+    def chain(el: Any) -> int:
+        # iterative: the ancestors not memoised yet, then fill them top-down
+        todo = []
+        node = el
+        while node is not None and node not in memo:
+            todo.append(node)
+            node = node.getparent()
+        mask = memo[node] if node is not None else 0
+        for n in reversed(todo):
+            mask |= own(n)
+            memo[n] = mask
+        return memo[el]
+
+    owns, aboves = [], []
+    for b in blocks:
+        el = b.element
+        parent = el.getparent()
+        if parent is None:
+            owns.append(own(el))
+            aboves.append(0)
+            continue
+        owns.append(own(el) | own(parent))
+        up = parent.getparent()
+        aboves.append(chain(up) if up is not None else 0)
+    return owns, aboves
+
+
+def _justext_classes(
+    doc: Document, blocks: list[TextBlock]
+) -> tuple[list[str], list[str], frozenset[str]]:
+    language = choose_language(doc, blocks, None)
+    stoplist = frozenset() if language == languages.INDEPENDENT else languages.stoplist(language)
+    if stoplist:
+        cf, headings = classify_context_free(blocks, stoplist)
+    else:
+        cf, headings = classify_context_free(
+            blocks, stoplist, stopwords_low=0.0, stopwords_high=0.0
+        )
+    final = classify_context_sensitive(blocks, cf, headings)
+    return cf, final, stoplist
+
+
+def _title_words(doc: Document) -> frozenset[str]:
+    title = doc.root.find(".//title")
+    text = "".join(title.itertext()) if title is not None else ""
+    return frozenset(w for w in re.findall(r"\w+", text.lower()) if len(w) > 2)
+
+
+def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.ndarray:
+    """The ``(n, WIDTH)`` float32 matrix of :data:`NAMES` for the page's section blocks."""
+    if blocks is None:
+        blocks = doc.section_blocks()
+    n = len(blocks)
+    x = np.zeros((n, WIDTH), dtype=np.float32)
+    if not n:
+        return x
+    cf, final, stoplist = _justext_classes(doc, blocks)
+    texts = [b.text for b in blocks]
+    chars = np.array([len(t) for t in texts], dtype=np.float64)
+    words_of = [t.lower().split() for t in texts]
+    n_words = np.array([len(w) for w in words_of], dtype=np.float64)
+    stop = np.array([sum(map(stoplist.__contains__, w)) for w in words_of], dtype=np.float64)
+    links = np.array([b.link_chars for b in blocks], dtype=np.float64)
+    link_density = np.minimum(1.0, links / np.maximum(chars, 1.0))
+    safe_words = np.maximum(n_words, 1.0)
+    stop_density = stop / safe_words
+    good = np.array([c == GOOD for c in final], dtype=np.float64)
+
+    col = _INDEX
+    x[:, col["log_chars"]] = np.log1p(chars)
+    x[:, col["log_words"]] = np.log1p(n_words)
+    x[:, col["stopword_density"]] = stop_density
+    x[:, col["link_density"]] = link_density
+    letters = np.array([len(t) - t.count(" ") for t in texts], dtype=np.float64)
+    x[:, col["avg_word_length"]] = letters / safe_words
+    safe_chars = np.maximum(chars, 1.0)
+    x[:, col["punctuation_ratio"]] = [len(t) - len(t.translate(_NO_PUNCT)) for t in texts]
+    x[:, col["punctuation_ratio"]] /= safe_chars
+    x[:, col["digit_ratio"]] = [len(t) - len(t.translate(_NO_DIGITS)) for t in texts]
+    x[:, col["digit_ratio"]] /= safe_chars
+    x[:, col["capital_ratio"]] = [len(_CAPITAL.findall(t)) for t in texts] / safe_words
+    x[:, col["ends_sentence"]] = [_SENTENCE_END.search(t) is not None for t in texts]
+    x[:, col["sentences"]] = np.log1p([len(_SENTENCE.findall(t)) for t in texts])
+    x[:, col["copyright"]] = [_COPYRIGHT.search(t) is not None for t in texts]
+    x[:, col["separators"]] = [len(_SEPARATORS.findall(t)) for t in texts] / safe_words
+    x[:, col["markup_per_word"]] = [b.tags_count for b in blocks] / safe_words
+    x[:, col["heading"]] = [b.is_heading for b in blocks]
+
+    for name, cls in (("cf_good", GOOD), ("cf_near_good", NEAR_GOOD), ("cf_short", SHORT)):
+        x[:, col[name]] = [c == cls for c in cf]
+    x[:, col["cf_bad"]] = [c not in (GOOD, NEAR_GOOD, SHORT) for c in cf]
+    x[:, col["justext_good"]] = good
+
+    other = col["tag_other"]
+    first_tag = col["tag_p"]
+    for i, b in enumerate(blocks):
+        kind = _TAG_KIND.get(b.tag)
+        x[i, other if kind is None else first_tag + kind] = 1.0
+    paths = [b.tag_path.split(".") for b in blocks]
+    x[:, col["depth"]] = [len(p) for p in paths]
+    first_in = col[f"in_{ANCESTOR_TAGS[0]}"]
+    ancestor_index = {t: first_in + k for k, t in enumerate(ANCESTOR_TAGS)}
+    for i, path in enumerate(paths):
+        for t in set(path[:-1]):
+            k = ancestor_index.get(t)
+            if k is not None:
+                x[i, k] = 1.0
+
+    owns, aboves = _element_masks(blocks)
+    own0, above0 = col[f"own_{_GROUPS[0]}"], col[f"above_{_GROUPS[0]}"]
+    bits = np.array([1 << k for k in range(len(_GROUPS))], dtype=np.int64)
+    x[:, own0 : own0 + len(_GROUPS)] = (np.array(owns, dtype=np.int64)[:, None] & bits) > 0
+    x[:, above0 : above0 + len(_GROUPS)] = (np.array(aboves, dtype=np.int64)[:, None] & bits) > 0
+
+    total = float(chars.sum()) or 1.0
+    for prefix, cut in (("parent", 1), ("grand", 2)):
+        keys = [b.xpath.rsplit("/", cut + 1)[0] if b.xpath.count("/") > cut else "" for b in blocks]
+        group_chars: Counter[str] = Counter()
+        group_blocks: Counter[str] = Counter()
+        group_links: Counter[str] = Counter()
+        group_good: Counter[str] = Counter()
+        for k, c, lk, g in zip(keys, chars, links, good, strict=True):
+            group_chars[k] += c
+            group_blocks[k] += 1
+            group_links[k] += lk
+            group_good[k] += c * g
+        gc = np.array([group_chars[k] for k in keys])
+        x[:, col[f"{prefix}_share"]] = gc / total
+        x[:, col[f"{prefix}_blocks"]] = np.log1p([group_blocks[k] for k in keys])
+        x[:, col[f"{prefix}_link_density"]] = np.minimum(
+            1.0, np.array([group_links[k] for k in keys]) / np.maximum(gc, 1.0)
+        )
+        x[:, col[f"{prefix}_good_share"]] = np.array([group_good[k] for k in keys]) / np.maximum(
+            gc, 1.0
+        )
+
+    x[:, col["position"]] = np.arange(n) / max(n - 1, 1)
+    x[:, col["char_position"]] = (np.cumsum(chars) - chars) / total
+
+    log_chars = x[:, col["log_chars"]]
+    for o in _NEIGHBOURS:
+        for f, values, pad in (
+            ("log_chars", log_chars, 0.0),
+            ("link_density", link_density, 1.0),
+            ("stopword_density", stop_density, 0.0),
+            ("good", good, 0.0),
+        ):
+            shifted = np.full(n, pad, dtype=np.float64)
+            if o < 0:
+                shifted[-o:] = values[: n + o]
+            else:
+                shifted[: n - o] = values[o:]
+            x[:, col[f"n{o:+d}_{f}"]] = shifted
+    cum = np.concatenate(([0.0], np.cumsum(good)))
+    idx = np.arange(n)
+    lo, hi = np.maximum(idx - 5, 0), np.minimum(idx + 6, n)
+    x[:, col["good_around"]] = (cum[hi] - cum[lo]) / (hi - lo)
+    x[:, col["good_before"]] = cum[idx] / np.maximum(idx, 1)
+    x[:, col["good_after"]] = (cum[n] - cum[idx + 1]) / np.maximum(n - idx - 1, 1)
+
+    x[:, col["page_log_blocks"]] = math.log1p(n)
+    x[:, col["page_log_chars"]] = math.log1p(total)
+    x[:, col["page_good_share"]] = float((chars * good).sum()) / total
+    x[:, col["page_link_density"]] = float(links.sum()) / total
+    title = _title_words(doc)
+    if title:
+        x[:, col["in_title"]] = [
+            (len(set(w) & title) / len(set(w))) if w and len(w) < 30 else 0.0 for w in words_of
+        ]
+    keys = [" ".join(w) for w in words_of]
+    counts = Counter(keys)
+    x[:, col["duplicate"]] = [counts[k] > 1 for k in keys]
+    return x

@@ -1,0 +1,151 @@
+"""``auto``'s models: gradient-boosted trees in ONNX files, run by onnxruntime.
+
+The package ships one file, ``model/auto.onnx``, holding three graphs' worth of trees
+behind named inputs and outputs:
+
+- ``page`` (1, :data:`.pagetype.WIDTH`) float32, the page features, to ``p_type``
+  (1, k): the page type's probabilities, in the order of the metadata's ``page_types``;
+- ``blocks`` (n, :data:`.features.WIDTH` + k) float32, the block features and the page
+  type's probabilities, to ``p_block`` (n, 2): the probability that a block is content;
+- ``quality`` (1, :data:`.extractor.QUALITY_WIDTH`) float32 to ``p_quality`` (1, 1): the
+  expected text F1 of the result.
+
+Its metadata (``metadata_props``, JSON values) names the feature sets it was trained on
+(``feature_version``), the page types, the decision thresholds per page type and what it
+was trained on. One session per process and path, single-threaded (a page's trees are far
+too small to gain from threads; ``SCRAPY_BOILERPLATE_ORT_THREADS`` sets another count).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scrapy_boilerplate.core.models import ModelFileError, ModelFiles, onnx_session
+
+MODEL_DIR = Path(__file__).resolve().parent / "model"
+DEFAULT_MODEL = MODEL_DIR / "auto.onnx"
+#: Bump when a feature set changes meaning or order: a model made for another version is
+#: refused with a message rather than silently mislabelling pages.
+FEATURE_VERSION = "1"
+INPUTS = ("blocks", "page", "quality")
+OUTPUTS = ("p_block", "p_type", "p_quality")
+
+
+class ModelError(ModelFileError):
+    """The ``auto`` model file is missing, unreadable or made for other features."""
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        super().__init__(path, reason, "auto model")
+
+
+def _loads(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+class AutoModel:
+    """One ONNX file's trees, ready to score a page's blocks, type and quality."""
+
+    def __init__(self, path: Path | str, threads: int | None = None) -> None:
+        path = Path(path)
+        if not path.is_file():
+            raise ModelError(
+                path,
+                "no such file (the shipped model is auto; train one with "
+                "`scrapy-boilerplate train auto`)",
+            )
+        self.session = onnx_session(path, threads, ModelError)
+        self.path = path
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.metadata: dict[str, Any] = {k: _loads(v) for k, v in meta.items()}
+        version = str(self.metadata.get("feature_version", ""))
+        if version != FEATURE_VERSION:
+            raise ModelError(
+                path,
+                f"made for feature version {version or '(none)'}, this package computes "
+                f"version {FEATURE_VERSION}: retrain it with `scrapy-boilerplate train auto`",
+            )
+        inputs = {i.name for i in self.session.get_inputs()}
+        outputs = {o.name for o in self.session.get_outputs()}
+        if inputs != set(INPUTS) or not set(OUTPUTS) <= outputs:
+            raise ModelError(
+                path,
+                f"expected inputs {', '.join(INPUTS)} and outputs {', '.join(OUTPUTS)}, "
+                f"found {sorted(inputs)} and {sorted(outputs)}",
+            )
+        types = self.metadata.get("page_types")
+        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+            raise ModelError(path, "its metadata lacks the list of page types")
+        self.page_types: list[str] = types
+        thresholds = self.metadata.get("thresholds", {})
+        self.default_threshold = float(self.metadata.get("threshold", 0.5))
+        self.thresholds: dict[str, float] = {
+            str(k): float(v)
+            for k, v in (thresholds.items() if isinstance(thresholds, dict) else ())
+        }
+        self._empty = {
+            i.name: np.zeros((0, int(i.shape[1])), np.float32) for i in self.session.get_inputs()
+        }
+        self._lock = threading.Lock()
+
+    def _run(self, output: str, name: str, x: np.ndarray) -> np.ndarray:
+        # every input must be fed: the graphs not asked for get no rows
+        feeds = {
+            i: (np.ascontiguousarray(x, dtype=np.float32) if i == name else self._empty[i])
+            for i in INPUTS
+        }
+        with self._lock:  # one session per process, shared by the plugin's threads
+            return np.asarray(self.session.run([output], feeds)[0])
+
+    def page_type(self, page: np.ndarray) -> np.ndarray:
+        """The page type's probabilities (k,), in the order of :attr:`page_types`."""
+        return self._run("p_type", "page", page.reshape(1, -1))[0]
+
+    def blocks(self, blocks: np.ndarray) -> np.ndarray:
+        """Each block's probability of being main content (n,)."""
+        if not len(blocks):
+            return np.zeros(0, np.float32)
+        return self._run("p_block", "blocks", blocks)[:, 1]
+
+    def quality(self, quality: np.ndarray) -> float:
+        """The expected text F1 of a result, from its quality features."""
+        return float(self._run("p_quality", "quality", quality.reshape(1, -1)).reshape(-1)[0])
+
+
+_files: ModelFiles[AutoModel] = ModelFiles(AutoModel)
+
+
+def shipped_models() -> list[str]:
+    """Names of the models shipped in the package (``auto``)."""
+    return sorted(p.stem for p in MODEL_DIR.glob("*.onnx"))
+
+
+def resolve_model(path: Path | str | None) -> Path:
+    """The file of a model: None is the shipped model; a bare name (``"auto"``) a shipped
+    model; anything else a path (a path comes from settings only, never a request)."""
+    if not path:
+        return DEFAULT_MODEL
+    text = str(path)
+    if isinstance(path, str) and "/" not in text and "\\" not in text and "." not in text:
+        shipped = MODEL_DIR / f"{text}.onnx"
+        if shipped.is_file():
+            return shipped
+    return Path(path).expanduser().resolve()
+
+
+def check_model(path: Path | str | None = None) -> None:
+    """Raise :class:`ModelError` when the model is missing or already failed to load; no
+    load (it may run on the reactor thread)."""
+    _files.check(str(resolve_model(path)))
+
+
+def load_model(path: Path | str | None = None) -> AutoModel:
+    """The model at ``path``, loaded once per process (a failed file fails again at once)."""
+    return _files.get(str(resolve_model(path)))

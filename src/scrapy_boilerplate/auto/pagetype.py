@@ -1,0 +1,194 @@
+"""Page features of ``auto``: what kind of page this is (article, forum, product, ...).
+
+The page type decides what counts as content (a forum's replies are, an article's
+comments are not; a listing's repeated items are) and which threshold the block decisions
+use. It is told from signals every page carries, the ones rs-trafilatura's classifier
+uses too:
+
+* the URL's words (``/blog/``, ``/product/``, ``/forum/``, ``/docs/``, ``/category/``, a
+  date, an id) and its depth;
+* what the page says of itself: schema.org types in JSON-LD and microdata
+  (``NewsArticle``, ``Product``, ``DiscussionForumPosting``, ``ItemList``, ...) and
+  ``og:type``;
+* its markup: how many of each telling element (``article``, ``time``, ``pre``,
+  ``form``, ``input``, ``table``, ``li``, ...) and the largest group of siblings that look
+  alike (the cards of a listing, the posts of a thread);
+* its blocks: how many, how long, how much of them is jusText's good text, their link
+  density, and prices in the text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from scrapy_boilerplate.auto import features as block_features_module
+from scrapy_boilerplate.core.document import Document
+
+#: The page types ``auto`` tells apart (wcxb's seven, and ``other``).
+PAGE_TYPES = (
+    "article",
+    "collection",
+    "documentation",
+    "forum",
+    "listing",
+    "product",
+    "service",
+    "other",
+)
+
+URL_WORDS: dict[str, tuple[str, ...]] = {
+    "article": ("blog", "news", "article", "story", "stories", "post", "posts", "magazine"),
+    "product": ("product", "products", "p", "dp", "item", "shop", "store", "buy"),
+    "collection": ("collection", "collections", "category", "categories", "c", "catalog"),
+    "listing": ("tag", "tags", "topics", "archive", "search", "list", "jobs", "events", "page"),
+    "forum": ("forum", "forums", "thread", "threads", "t", "questions", "community", "discuss"),
+    "documentation": ("docs", "doc", "documentation", "api", "reference", "guide", "manual"),
+    "service": ("services", "service", "solutions", "pricing", "about", "contact", "features"),
+}
+SCHEMA_TYPES: dict[str, tuple[str, ...]] = {
+    "article": ("article", "newsarticle", "blogposting", "reportagenewsarticle", "posting"),
+    "product": ("product", "offer", "aggregateoffer", "aggregaterating"),
+    "forum": ("discussionforumposting", "qapage", "question", "answer", "comment"),
+    "listing": ("itemlist", "collectionpage", "searchresultspage", "listitem"),
+    "documentation": ("techarticle", "apireference", "softwaresourcecode"),
+    "service": ("service", "organization", "localbusiness", "faqpage", "webpage"),
+    "event": ("event", "jobposting", "recipe", "howto"),
+}
+OG_TYPES = ("article", "product", "website", "profile", "video", "book")
+ELEMENTS = (
+    "article",
+    "time",
+    "pre",
+    "code",
+    "form",
+    "input",
+    "button",
+    "table",
+    "li",
+    "img",
+    "h2",
+    "h3",
+    "blockquote",
+    "nav",
+    "aside",
+    "select",
+    "a",
+    "p",
+)
+
+_DATE_IN_URL = re.compile(r"/(?:19|20)\d\d/|\d{4}-\d\d-\d\d")
+_LONG_ID = re.compile(r"\d{5,}|[0-9a-f]{12,}")
+_SCHEMA = re.compile(
+    rb'"@type"\s*:\s*\[?\s*"([A-Za-z]+)"|itemtype="https?://schema\.org/([A-Za-z]+)"'
+)
+_OG_TYPE = re.compile(r"(?:^|:)([a-z]+)")
+_PRICE = re.compile(r"[$\u20ac\u00a3\u00a5]\s?\d|\d\s?(?:USD|EUR|GBP)\b")
+_WORD = re.compile(r"[a-z]+")
+
+NAMES: tuple[str, ...] = (
+    *(f"url_{k}" for k in URL_WORDS),
+    "url_depth",
+    "url_date",
+    "url_id",
+    "url_html",
+    "url_root",
+    *(f"schema_{k}" for k in SCHEMA_TYPES),
+    *(f"og_{t}" for t in OG_TYPES),
+    *(f"log_{t}" for t in ELEMENTS),
+    "log_elements",
+    "log_siblings",
+    "siblings_share",
+    "blocks",
+    "log_chars",
+    "good_share",
+    "link_density",
+    "long_blocks",
+    "prices",
+    "heading_share",
+    "list_share",
+)
+WIDTH = len(NAMES)
+_INDEX = {n: i for i, n in enumerate(NAMES)}
+
+
+def _url_words(url: str | None) -> tuple[list[str], str]:
+    if not url:
+        return [], ""
+    try:
+        path = urlsplit(url).path.lower()
+    except ValueError:
+        return [], ""
+    return [w for w in path.split("/") if w], path
+
+
+def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.ndarray:
+    """The ``(WIDTH,)`` float32 vector of :data:`NAMES` for one page (``blocks`` and
+    ``block_x``: its section blocks and their features)."""
+    x = np.zeros(WIDTH, dtype=np.float32)
+    col = _INDEX
+    segments, path = _url_words(doc.url)
+    words = set(segments) | set(_WORD.findall(path))
+    for kind, names in URL_WORDS.items():
+        x[col[f"url_{kind}"]] = any(w in words for w in names)
+    x[col["url_depth"]] = len(segments)
+    x[col["url_date"]] = _DATE_IN_URL.search(path) is not None
+    x[col["url_id"]] = _LONG_ID.search(path) is not None
+    x[col["url_html"]] = path.endswith((".html", ".htm", ".php", ".aspx"))
+    x[col["url_root"]] = bool(doc.url) and not segments
+
+    types: set[str] = set()
+    for script in doc.root.iter("script"):
+        if (script.get("type") or "").lower() == "application/ld+json" and script.text:
+            for m in _SCHEMA.finditer(script.text[:200_000].encode("utf-8", "replace")):
+                types.add((m.group(1) or b"").decode().lower())
+    tags: Counter[str] = Counter()
+    siblings: Counter[tuple[Any, str, str]] = Counter()
+    for el in doc.root.iter():
+        tag = el.tag
+        if not isinstance(tag, str):
+            continue
+        tags[tag] += 1
+        if tag in ("div", "li", "article", "section", "tr"):
+            siblings[(el.getparent(), tag, el.get("class") or "")] += 1
+        itemtype = el.get("itemtype")
+        if itemtype:
+            types.add(itemtype.rstrip("/").rsplit("/", 1)[-1].lower())
+    for kind, names in SCHEMA_TYPES.items():
+        x[col[f"schema_{kind}"]] = any(t in types for t in names)
+    og = ""
+    for meta in doc.root.iter("meta"):
+        if (meta.get("property") or meta.get("name") or "").lower() == "og:type":
+            og = (meta.get("content") or "").lower()
+            break
+    og_word = _OG_TYPE.findall(og)
+    for t in OG_TYPES:
+        x[col[f"og_{t}"]] = t in og_word
+
+    for t in ELEMENTS:
+        x[col[f"log_{t}"]] = math.log1p(tags[t])
+    total = sum(tags.values())
+    x[col["log_elements"]] = math.log1p(total)
+    biggest = max(siblings.values(), default=0)
+    x[col["log_siblings"]] = math.log1p(biggest)
+    x[col["siblings_share"]] = biggest / max(total, 1)
+
+    bcol = block_features_module.NAMES.index
+    n = len(blocks)
+    x[col["blocks"]] = math.log1p(n)
+    if n:
+        chars = np.expm1(block_x[:, bcol("log_chars")])
+        all_chars = float(chars.sum()) or 1.0
+        x[col["log_chars"]] = math.log1p(all_chars)
+        x[col["good_share"]] = float(block_x[0, bcol("page_good_share")])
+        x[col["link_density"]] = float(block_x[0, bcol("page_link_density")])
+        x[col["long_blocks"]] = math.log1p(int((chars > 200).sum()))
+        x[col["prices"]] = math.log1p(sum(1 for b in blocks if _PRICE.search(b.text)))
+        x[col["heading_share"]] = float(block_x[:, bcol("heading")].mean())
+        x[col["list_share"]] = float(block_x[:, bcol("tag_li")].mean())
+    return x

@@ -1,0 +1,478 @@
+"""Training ``auto``'s model: ``scrapy-boilerplate train auto --data DIR --out FILE``.
+
+Reads the main-content datasets unpacked under ``DIR`` (folders with ``index.jsonl``,
+``<id>.html`` and ``<id>.txt``; ``splits.json`` where the set has splits) and uses only the
+training splits of sets whose licence allows a shipped model:
+
+* ``wcxb-dev``: the two thirds of its pages whose id's CRC-32 is not a multiple of 3
+  (``web2text_train``; the other third is where the benchmarks compare the methods), with
+  their page types;
+* ``google-trends-2017``: ``train`` and ``dev``;
+* ``cleaneval``: ``web2text_train``.
+
+Splits are fixed by the data before anything is trained; every choice (the number of
+trees, the thresholds per page type) is made on out-of-fold predictions of a
+cross-validation grouped by site, so no page is judged by a model that saw its site.
+
+Block labels come from aligning the gold text onto the blocks (Web2Text's section 4.1
+alignment): a block is content when at least half its characters align. The three models
+(page type, blocks, quality) are LightGBM trees converted to one ONNX file; LightGBM,
+scikit-learn and onnxmltools are needed to train only (``pip install -e '.[train]'``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scrapy_boilerplate.auto import features, pagetype
+from scrapy_boilerplate.auto.extractor import QUALITY_NAMES, decide, quality_features
+from scrapy_boilerplate.auto.model import FEATURE_VERSION, INPUTS
+from scrapy_boilerplate.core.document import parse
+from scrapy_boilerplate.core.errors import UnsupportedInput
+from scrapy_boilerplate.extractors.web2text.labelling import align_blocks
+
+#: (dataset folder, splits used for training) of the sets a shipped model may learn from.
+TRAINING_SETS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("wcxb-dev", ("web2text_train",)),
+    ("google-trends-2017", ("train", "dev")),
+    ("cleaneval", ("web2text_train",)),
+)
+FOLDS = 5
+TREES = (200, 400)
+THRESHOLDS = tuple(round(0.2 + 0.05 * i, 2) for i in range(11))
+#: Fewer pages of a predicted type than this: the type takes the overall threshold.
+MIN_TYPE_PAGES = 25
+SEED = 13
+_TOKEN = re.compile(r"\w+")
+
+
+@dataclass
+class Example:
+    """One training page: its HTML, gold text, site (the CV group) and page type."""
+
+    source: str
+    id: str
+    html: str
+    gold: str
+    group: str
+    page_type: str | None = None
+    url: str | None = None
+
+
+@dataclass
+class Featurized:
+    """A page's blocks as features and labels."""
+
+    example: Example
+    texts: list[str]
+    blocks: np.ndarray
+    page: np.ndarray
+    labels: np.ndarray
+    chars: np.ndarray
+    p_type: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+
+
+def wcxb_train_split(page_id: str) -> str:
+    """wcxb-dev's fixed split: ``web2text_eval`` for a third of the ids (CRC-32 mod 3 == 0)."""
+    return "web2text_eval" if zlib.crc32(page_id.encode()) % 3 == 0 else "web2text_train"
+
+
+def _read(path: Path) -> str:
+    return path.read_bytes().decode("utf-8", errors="replace")
+
+
+def read_examples(
+    data: Path, sets: Sequence[tuple[str, tuple[str, ...]]] = TRAINING_SETS
+) -> Iterator[Example]:
+    """The training pages of ``sets`` under ``data``; a missing folder raises FileNotFoundError
+    naming it and how to get it."""
+    for name, splits in sets:
+        folder = data / name
+        if not (folder / "index.jsonl").is_file():
+            raise FileNotFoundError(f"{folder}: no such dataset (unpack the datasets there first)")
+        members: set[str] | None = None
+        if name != "wcxb-dev":
+            chosen = json.loads(_read(folder / "splits.json"))
+            members = {m for s in splits for m in chosen[s]}
+        for line in _read(folder / "index.jsonl").splitlines():
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            pid = rec["id"]
+            if name == "wcxb-dev" and wcxb_train_split(pid) not in splits:
+                continue
+            if members is not None and pid not in members:
+                continue
+            url = rec.get("url")
+            host = re.sub(r"^www\.", "", (url or "").split("/")[2]) if url and "//" in url else ""
+            yield Example(
+                name,
+                pid,
+                _read(folder / f"{pid}.html"),
+                _read(folder / f"{pid}.txt"),
+                rec.get("domain") or host or f"{name}/{pid}",
+                rec.get("page_type") if name == "wcxb-dev" else None,
+                url,
+            )
+
+
+def featurize(example: Example) -> Featurized | None:
+    """A page's features and block labels; None for a page without text blocks."""
+    try:
+        doc = parse(example.html, url=example.url)
+    except UnsupportedInput:
+        return None
+    blocks = doc.section_blocks()
+    if not blocks:
+        return None
+    texts = [b.text for b in blocks]
+    bx = features.block_features(doc, blocks)
+    px = pagetype.page_features(doc, blocks, bx)
+    _, fractions = align_blocks(texts, example.gold)
+    return Featurized(
+        example,
+        texts,
+        bx,
+        px,
+        np.asarray(fractions) >= 0.5,
+        np.array([len(t) for t in texts], dtype=np.float64),
+    )
+
+
+# -- scoring -----------------------------------------------------------------------------------
+
+
+def _shingles(text: str) -> Counter[tuple[str, ...]]:
+    toks = _TOKEN.findall(text)
+    if len(toks) < 4:
+        return Counter([tuple(toks)]) if toks else Counter()
+    return Counter(tuple(toks[i : i + 4]) for i in range(len(toks) - 3))
+
+
+def page_scores(gold: str, predicted: str) -> tuple[float | None, float | None]:
+    """Precision and recall of word 4-grams of one page (None where undefined)."""
+    g, p = _shingles(gold), _shingles(predicted)
+    tp = sum((g & p).values())
+    fp = sum((p - g).values())
+    fn = sum((g - p).values())
+    total = tp + fp + fn
+    if not total:
+        return None, None
+    precision = tp / (tp + fp) if tp + fp else None
+    recall = tp / (tp + fn) if tp + fn else None
+    return precision, recall
+
+
+def text_f1(scores: Sequence[tuple[float | None, float | None]]) -> float:
+    """F1 of the mean precision and mean recall over pages (the benchmarks' text F1)."""
+    ps = [p for p, _ in scores if p is not None]
+    rs = [r for _, r in scores if r is not None]
+    if not ps or not rs:
+        return 0.0
+    p, r = sum(ps) / len(ps), sum(rs) / len(rs)
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def _page_f1(score: tuple[float | None, float | None]) -> float:
+    p, r = score
+    p, r = p or 0.0, r or 0.0
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def _main_text(page: Featurized, labels: np.ndarray) -> str:
+    return "\n\n".join(t for t, keep in zip(page.texts, labels.tolist(), strict=True) if keep)
+
+
+# -- training ------------------------------------------------------------------------------------
+
+
+def lightgbm_module() -> Any:
+    """LightGBM, or RuntimeError saying how to install the training extra."""
+    try:
+        import lightgbm
+    except ImportError as exc:  # pragma: no cover - the error names the extra
+        raise RuntimeError(
+            "training auto needs LightGBM, scikit-learn and onnxmltools: pip install -e '.[train]'"
+        ) from exc
+    return lightgbm
+
+
+BLOCK_PARAMS = {
+    "objective": "binary",
+    "learning_rate": 0.05,
+    "num_leaves": 31,
+    "min_data_in_leaf": 40,
+    "feature_fraction": 0.7,
+    "bagging_fraction": 0.8,
+    "bagging_freq": 1,
+    "lambda_l2": 1.0,
+    "verbose": -1,
+    "num_threads": 2,
+    "seed": SEED,
+    "deterministic": True,
+}
+
+
+def _folds(groups: Sequence[str], k: int = FOLDS) -> list[np.ndarray]:
+    """Page indices of ``k`` folds, every site in one fold (a stable hash of the site)."""
+    fold = np.array([zlib.crc32(g.encode()) % k for g in groups])
+    return [np.flatnonzero(fold == i) for i in range(k)]
+
+
+def _fit_types(pages: list[Featurized], trees: int = 200) -> Any:
+    lgb = lightgbm_module()
+    x = np.stack([p.page for p in pages])
+    y = np.array([pagetype.PAGE_TYPES.index(p.example.page_type or "other") for p in pages])
+    params = {
+        **BLOCK_PARAMS,
+        "objective": "multiclass",
+        "num_class": len(pagetype.PAGE_TYPES),
+        "num_leaves": 15,
+        "min_data_in_leaf": 10,
+    }
+    return lgb.train(params, lgb.Dataset(x, y), trees)
+
+
+def _block_matrix(pages: list[Featurized]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    x = np.concatenate(
+        [
+            np.hstack((p.blocks, np.broadcast_to(p.p_type, (len(p.blocks), len(p.p_type)))))
+            for p in pages
+        ]
+    )
+    y = np.concatenate([p.labels for p in pages]).astype(int)
+    w = np.concatenate([np.log1p(p.chars) + 1.0 for p in pages])
+    return x.astype(np.float32), y, w
+
+
+def _fit_blocks(pages: list[Featurized], trees: int) -> Any:
+    lgb = lightgbm_module()
+    x, y, w = _block_matrix(pages)
+    return lgb.train(BLOCK_PARAMS, lgb.Dataset(x, y, weight=w), trees)
+
+
+def _predict_blocks(model: Any, page: Featurized) -> np.ndarray:
+    x = np.hstack((page.blocks, np.broadcast_to(page.p_type, (len(page.blocks), len(page.p_type)))))
+    return np.asarray(model.predict(x.astype(np.float32)))
+
+
+def _kind(page: Featurized) -> str:
+    return pagetype.PAGE_TYPES[int(np.argmax(page.p_type))]
+
+
+def choose_thresholds(
+    pages: list[Featurized], probs: list[np.ndarray]
+) -> tuple[float, dict[str, float], dict[str, float]]:
+    """The overall threshold and one per predicted page type (with enough pages), each the
+    best text F1 over :data:`THRESHOLDS` on out-of-fold probabilities; and those F1s."""
+
+    def best(indices: list[int]) -> tuple[float, float]:
+        results = []
+        for t in THRESHOLDS:
+            scores = []
+            for i in indices:
+                labels, _ = decide(probs[i], t, bool(pages[i].chars.sum()))
+                scores.append(page_scores(pages[i].example.gold, _main_text(pages[i], labels)))
+            results.append((text_f1(scores), t))
+        f1, t = max(results)
+        return t, f1
+
+    overall, overall_f1 = best(list(range(len(pages))))
+    per_type: dict[str, float] = {}
+    f1s = {"all": overall_f1}
+    for kind in pagetype.PAGE_TYPES:
+        indices = [i for i, p in enumerate(pages) if _kind(p) == kind]
+        if len(indices) >= MIN_TYPE_PAGES:
+            per_type[kind], f1s[kind] = best(indices)
+    return overall, per_type, f1s
+
+
+def train(
+    data: Path,
+    out: Path,
+    log: Callable[[str], None] = print,
+    sets: Sequence[tuple[str, tuple[str, ...]]] = TRAINING_SETS,
+    trees: Sequence[int] = TREES,
+) -> dict[str, Any]:
+    """Train the three models on ``sets`` under ``data``, write ``out`` (ONNX) and its report
+    ``out`` with ``.json``; returns the report."""
+    lgb = lightgbm_module()
+    pages = [f for f in map(featurize, read_examples(data, sets)) if f is not None]
+    log(f"{len(pages)} pages, {sum(len(p.texts) for p in pages)} blocks")
+    groups = [p.example.group for p in pages]
+    folds = _folds(groups)
+
+    # page types: out-of-fold for the pages that have one, the whole model for the others
+    typed = [i for i, p in enumerate(pages) if p.example.page_type]
+    type_model = _fit_types([pages[i] for i in typed])
+    for p in pages:
+        p.p_type = np.asarray(type_model.predict(p.page[None])[0], np.float32)
+    type_hits = 0
+    for fold in folds:
+        inside = set(fold.tolist())
+        train_ix = [i for i in typed if i not in inside]
+        model = _fit_types([pages[i] for i in train_ix])
+        for i in fold:
+            if pages[i].example.page_type:
+                pages[i].p_type = np.asarray(model.predict(pages[i].page[None])[0], np.float32)
+                type_hits += _kind(pages[i]) == pages[i].example.page_type
+    type_accuracy = type_hits / max(len(typed), 1)
+    log(f"page type accuracy (out of fold, {len(typed)} pages): {type_accuracy:.3f}")
+
+    # blocks: out-of-fold probabilities for each number of trees
+    oof: dict[int, list[np.ndarray]] = {t: [np.zeros(0)] * len(pages) for t in trees}
+    for fold in folds:
+        inside = set(fold.tolist())
+        model = _fit_blocks([p for i, p in enumerate(pages) if i not in inside], max(trees))
+        for i in fold:
+            x = np.hstack(
+                (
+                    pages[i].blocks,
+                    np.broadcast_to(pages[i].p_type, (len(pages[i].blocks), len(pages[i].p_type))),
+                )
+            )
+            for t in trees:
+                oof[t][i] = np.asarray(model.predict(x.astype(np.float32), num_iteration=t))
+    choices = {}
+    for t in trees:
+        choices[t] = choose_thresholds(pages, oof[t])
+        log(f"{t} trees: out-of-fold text F1 {choices[t][2]['all']:.4f}")
+    best_trees = max(trees, key=lambda t: choices[t][2]["all"])
+    threshold, per_type, cv_f1 = choices[best_trees]
+    log(f"chose {best_trees} trees, threshold {threshold}, per type {per_type}")
+
+    # quality: learn the page F1 of the out-of-fold decisions
+    qx, qy = [], []
+    for i, p in enumerate(pages):
+        probs = oof[best_trees][i]
+        labels, rescued = decide(probs, per_type.get(_kind(p), threshold), bool(p.chars.sum()))
+        qx.append(quality_features(probs, p.chars, labels, p.p_type, rescued))
+        qy.append(_page_f1(page_scores(p.example.gold, _main_text(p, labels))))
+    qx_a, qy_a = np.stack(qx), np.array(qy)
+    q_params = {**BLOCK_PARAMS, "objective": "regression", "num_leaves": 7, "min_data_in_leaf": 20}
+    q_oof = np.zeros(len(pages))
+    for fold in folds:
+        mask = np.ones(len(pages), bool)
+        mask[fold] = False
+        q_model = lgb.train(q_params, lgb.Dataset(qx_a[mask], qy_a[mask]), 150)
+        q_oof[fold] = q_model.predict(qx_a[fold])
+    q_oof = np.clip(q_oof, 0.0, 1.0)
+    reliability = _reliability(q_oof, qy_a)
+    quality_model = lgb.train(q_params, lgb.Dataset(qx_a, qy_a), 150)
+
+    block_model = _fit_blocks(pages, best_trees)
+    report: dict[str, Any] = {
+        "feature_version": FEATURE_VERSION,
+        "trained_on": {name: sum(p.example.source == name for p in pages) for name, _ in sets},
+        "blocks": int(sum(len(p.texts) for p in pages)),
+        "content_share": round(float(np.mean(np.concatenate([p.labels for p in pages]))), 4),
+        "folds": FOLDS,
+        "trees": best_trees,
+        "threshold": threshold,
+        "thresholds": per_type,
+        "cv_text_f1": {k: round(v, 4) for k, v in cv_f1.items()},
+        "cv_text_f1_by_trees": {str(t): round(choices[t][2]["all"], 4) for t in trees},
+        "page_type_accuracy": round(type_accuracy, 4),
+        "quality_mae": round(float(np.abs(q_oof - qy_a).mean()), 4),
+        "quality_reliability": reliability,
+        "page_types": list(pagetype.PAGE_TYPES),
+    }
+    write_model(out, type_model, block_model, quality_model, report)
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return report
+
+
+def _reliability(
+    predicted: np.ndarray, observed: np.ndarray, bins: int = 10
+) -> list[dict[str, Any]]:
+    """Predicted against observed page F1, per tenth of the predicted range."""
+    rows = []
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        mask = (predicted >= lo) & ((predicted < hi) if b < bins - 1 else (predicted <= hi))
+        if mask.any():
+            rows.append(
+                {
+                    "bin": f"{lo:.1f}-{hi:.1f}",
+                    "pages": int(mask.sum()),
+                    "predicted": round(float(predicted[mask].mean()), 4),
+                    "observed": round(float(observed[mask].mean()), 4),
+                }
+            )
+    return rows
+
+
+def write_model(
+    out: Path, type_model: Any, block_model: Any, quality_model: Any, report: dict[str, Any]
+) -> None:
+    """The three boosters as one ONNX file with inputs :data:`~.model.INPUTS`."""
+    import onnx
+    import onnxmltools
+    from onnx import compose
+    from onnxmltools.convert.common.data_types import FloatTensorType
+
+    k = len(pagetype.PAGE_TYPES)
+    widths = {"page": pagetype.WIDTH, "blocks": features.WIDTH + k, "quality": len(QUALITY_NAMES)}
+    outputs = {"page": "p_type", "blocks": "p_block", "quality": "p_quality"}
+    graphs = []
+    for name, booster in (
+        ("page", type_model),
+        ("blocks", block_model),
+        ("quality", quality_model),
+    ):
+        converted = onnxmltools.convert_lightgbm(
+            booster,
+            initial_types=[(name, FloatTensorType([None, widths[name]]))],
+            zipmap=False,
+            target_opset=15,
+        )
+        wanted = converted.graph.output[-1].name  # probabilities, or the regression value
+        converted = compose.add_prefix(converted, prefix=f"{name}_")
+        rename = {f"{name}_{name}": name, f"{name}_{wanted}": outputs[name]}
+        for node in converted.graph.node:
+            node.input[:] = [rename.get(v, v) for v in node.input]
+            node.output[:] = [rename.get(v, v) for v in node.output]
+        for value in list(converted.graph.input) + list(converted.graph.output):
+            value.name = rename.get(value.name, value.name)
+        keep = [v for v in converted.graph.output if v.name == outputs[name]]
+        del converted.graph.output[:]
+        converted.graph.output.extend(keep)
+        graphs.append(converted)
+    # one operator set per domain (the converter picks the lowest each graph needs)
+    versions: dict[str, int] = {}
+    for graph in graphs:
+        for opset in graph.opset_import:
+            versions[opset.domain] = max(versions.get(opset.domain, 0), opset.version)
+    for graph in graphs:
+        for opset in graph.opset_import:
+            opset.version = versions[opset.domain]
+    merged = compose.merge_models(graphs[0], graphs[1], io_map=[])
+    merged = compose.merge_models(merged, graphs[2], io_map=[])
+    if {i.name for i in merged.graph.input} != set(INPUTS):  # pragma: no cover - a bug here
+        raise RuntimeError(f"merged model has inputs {[i.name for i in merged.graph.input]}")
+    del merged.metadata_props[:]
+    for key, value in {
+        "feature_version": FEATURE_VERSION,
+        "page_types": report["page_types"],
+        "threshold": report["threshold"],
+        "thresholds": report["thresholds"],
+        "trained_on": report["trained_on"],
+        "block_features": list(features.NAMES),
+        "page_features": list(pagetype.NAMES),
+        "quality_features": list(QUALITY_NAMES),
+    }.items():
+        prop = merged.metadata_props.add()
+        prop.key = key
+        prop.value = json.dumps(value)
+    onnx.checker.check_model(merged)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(merged, str(out))

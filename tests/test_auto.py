@@ -1,0 +1,203 @@
+"""``auto``: the default extractor (page type, block probabilities, quality, never empty
+without a reason), its model file's errors, and its training pipeline end to end."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scrapy_boilerplate import extract
+from scrapy_boilerplate.auto import extractor as auto_extractor
+from scrapy_boilerplate.auto import features, model, pagetype
+from scrapy_boilerplate.core.document import parse
+from scrapy_boilerplate.core.errors import InvalidParameter
+from scrapy_boilerplate.core.registry import DEFAULT_EXTRACTOR
+
+PAGES = Path(__file__).parent / "pages"
+FIXTURES = sorted(PAGES.glob("*.html"))
+
+
+def test_auto_is_the_default() -> None:
+    assert DEFAULT_EXTRACTOR == "auto"
+    assert extract("<html><body><p>Some text here.</p></body></html>").extractor == "auto"
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_fixture_pages_get_main_text_type_and_quality(path: Path) -> None:
+    result = extract(path.read_bytes(), "auto", url=f"https://example.com/{path.stem}")
+    assert result.reason is None and result.main_text.strip()
+    assert result.page_type in pagetype.PAGE_TYPES
+    assert 0.0 < result.page_type_probability <= 1.0
+    assert 0.0 <= result.quality <= 1.0
+    assert all(0.0 <= b.fields["p_content"] <= 1.0 for b in result.blocks)
+    content = {b.text for b in result.content_blocks}
+    assert all(t in result.main_text for t in content)
+    data = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    assert data["page_type"] == result.page_type and data["quality"] == result.quality
+    assert type(data["blocks"][0]["p_content"]) is float
+
+
+def test_the_article_of_a_news_page_is_kept_and_its_chrome_dropped() -> None:
+    result = extract((PAGES / "news_article.html").read_bytes(), "auto")
+    labels = {b.text: b.label for b in result.blocks}
+    longest = max(labels, key=len)
+    assert labels[longest] == "content"
+    assert result.page_type == "article"
+
+
+def test_other_methods_dicts_keep_their_shape() -> None:
+    data = extract((PAGES / "news_article.html").read_bytes(), "justext").to_dict()
+    assert not {"page_type", "page_type_probability", "quality"} & set(data)
+
+
+def test_a_page_with_a_little_text_is_never_empty() -> None:
+    """Where no block reaches the threshold, the best blocks are kept (and said so by a
+    low quality), never an empty main text without a reason."""
+    html = "<html><body><nav><a href='/'>Home</a></nav><div>Opening hours</div></body></html>"
+    result = extract(html, "auto", threshold=1.0)
+    assert result.reason is None and result.main_text
+
+
+def test_a_page_without_text_says_why() -> None:
+    result = extract("<html><body><div> </div><img src=x></body></html>", "auto")
+    assert result.main_text == "" and result.reason == "no-text"
+
+
+def test_decide_keeps_the_best_blocks_only_when_nothing_passes() -> None:
+    p = np.array([0.1, 0.35, 0.3, 0.05])
+    labels, rescued = auto_extractor.decide(p, 0.5, True)
+    assert rescued and labels.tolist() == [False, True, True, False]
+    labels, rescued = auto_extractor.decide(p, 0.3, True)
+    assert not rescued and labels.tolist() == [False, True, True, False]
+    labels, rescued = auto_extractor.decide(p, 0.5, False)
+    assert not rescued and not labels.any()
+
+
+def test_a_forced_page_type_is_used_and_a_wrong_one_refused() -> None:
+    html = (PAGES / "forum_thread.html").read_bytes()
+    assert extract(html, "auto", page_type="forum").page_type == "forum"
+    assert extract(html, "auto", page_type="forum").page_type_probability == 1.0
+    with pytest.raises(InvalidParameter, match="page_type"):
+        extract(html, "auto", page_type="blog")
+
+
+def test_a_missing_or_corrupt_model_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    missing = tmp_path / "none.onnx"
+    with pytest.raises(model.ModelError, match=re.escape(str(missing))):
+        extract("<p>text</p>", "auto", model=str(missing))
+    corrupt = tmp_path / "corrupt.onnx"
+    corrupt.write_bytes(b"not a model at all")
+    for _ in range(2):  # the failure is remembered, and raised the same way again
+        with pytest.raises(model.ModelError, match=r"corrupt\.onnx.*not a readable ONNX"):
+            extract("<p>text</p>", "auto", model=str(corrupt))
+
+
+def test_a_model_of_another_feature_version_is_refused(tmp_path: Path) -> None:
+    onnx = pytest.importorskip("onnx")
+    proto = onnx.load(str(model.DEFAULT_MODEL))
+    for prop in proto.metadata_props:
+        if prop.key == "feature_version":
+            prop.value = json.dumps("0")
+    path = tmp_path / "old.onnx"
+    onnx.save(proto, str(path))
+    with pytest.raises(model.ModelError, match="feature version 0"):
+        extract("<p>text</p>", "auto", model=str(path))
+
+
+def test_the_shipped_model_matches_the_features() -> None:
+    loaded = model.load_model()
+    assert loaded.page_types == list(pagetype.PAGE_TYPES)
+    meta = loaded.metadata
+    assert meta["block_features"] == list(features.NAMES)
+    assert meta["page_features"] == list(pagetype.NAMES)
+    assert meta["quality_features"] == list(auto_extractor.QUALITY_NAMES)
+    assert model.DEFAULT_MODEL.stat().st_size < 5 * 1024 * 1024
+
+
+def test_block_features_are_finite_and_of_the_declared_width() -> None:
+    for path in FIXTURES:
+        doc = parse(path.read_bytes())
+        blocks = doc.section_blocks()
+        x = features.block_features(doc, blocks)
+        assert x.shape == (len(blocks), features.WIDTH) and x.dtype == np.float32
+        assert np.isfinite(x).all()
+        px = pagetype.page_features(doc, blocks, x)
+        assert px.shape == (pagetype.WIDTH,) and np.isfinite(px).all()
+
+
+def test_class_and_id_words_reach_the_blocks_below_them() -> None:
+    html = (
+        "<html><body><div id='comments'><div><div><p>A reader wrote this comment about the"
+        " story.</p></div></div></div><div class='entry-content'><p>Body.</p></div></body></html>"
+    )
+    doc = parse(html)
+    x = features.block_features(doc)
+    col = features.NAMES.index
+    assert x[0, col("above_comment")] == 1 and x[0, col("above_content")] == 0
+    assert x[1, col("own_content")] == 1 and x[1, col("above_comment")] == 0
+
+
+def _tiny_datasets(root: Path) -> None:
+    """Three folders laid out as the datasets are, with pages written here."""
+    article = (PAGES / "news_article.html").read_bytes().decode()
+    gold = extract(article, "justext").main_text
+    forum = (PAGES / "forum_thread.html").read_bytes().decode()
+    forum_gold = extract(forum, "justext").main_text
+    for name in ("wcxb-dev", "google-trends-2017", "cleaneval"):
+        folder = root / name
+        folder.mkdir(parents=True)
+        rows, ids = [], []
+        for i in range(12):
+            pid = f"{name[:2]}{i}"
+            html, text = (article, gold) if i % 2 else (forum, forum_gold)
+            (folder / f"{pid}.html").write_text(html, encoding="utf-8")
+            (folder / f"{pid}.txt").write_text(text, encoding="utf-8")
+            rows.append(
+                {
+                    "id": pid,
+                    "url": f"https://site{i % 6}.example/{'news' if i % 2 else 'forum'}/{i}",
+                    "page_type": "article" if i % 2 else "forum",
+                    "domain": f"site{i % 6}.example",
+                }
+            )
+            ids.append(pid)
+        (folder / "index.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8"
+        )
+        splits = {"train": ids[:6], "dev": ids[6:], "web2text_train": ids}
+        (folder / "splits.json").write_text(json.dumps(splits), encoding="utf-8")
+
+
+def test_training_writes_a_model_the_extractor_loads(tmp_path: Path) -> None:
+    pytest.importorskip("lightgbm")
+    pytest.importorskip("onnxmltools")
+    from scrapy_boilerplate.auto import train
+
+    _tiny_datasets(tmp_path / "data")
+    out = tmp_path / "models" / "mine.onnx"
+    report = train.train(tmp_path / "data", out, log=lambda _: None, trees=(5, 10))
+    assert out.is_file() and out.with_suffix(".json").is_file()
+    assert report["trained_on"]["cleaneval"] == 12
+    assert set(report["thresholds"]) <= set(pagetype.PAGE_TYPES)
+    result = extract((PAGES / "news_article.html").read_bytes(), "auto", model=str(out))
+    assert result.reason is None and result.quality is not None
+    assert result.extra["model"] == "mine.onnx"
+
+
+def test_train_auto_from_the_command_line_refuses_what_it_cannot_do(tmp_path: Path) -> None:
+    from scrapy_boilerplate.cli import main
+
+    assert main(["train", "auto"]) == 2  # no --data
+    assert main(["train", "auto", "--data", str(tmp_path / "nowhere")]) == 3
+    (tmp_path / "empty").mkdir()
+    assert main(["train", "auto", "--data", str(tmp_path / "empty")]) == 3
+    existing = tmp_path / "auto.onnx"
+    shutil.copy(model.DEFAULT_MODEL, existing)
+    data = tmp_path / "data"
+    _tiny_datasets(data)
+    assert main(["train", "auto", "--data", str(data), "--out", str(existing)]) == 2
