@@ -43,7 +43,8 @@ def test_fixture_pages_get_main_text_type_and_quality(path: Path) -> None:
 
 
 def test_the_article_of_a_news_page_is_kept_and_its_chrome_dropped() -> None:
-    result = extract((PAGES / "news_article.html").read_bytes(), "auto")
+    url = "https://news.example.com/2024/05/17/council-votes-on-budget.html"
+    result = extract((PAGES / "news_article.html").read_bytes(), "auto", url=url)
     labels = {b.text: b.label for b in result.blocks}
     longest = max(labels, key=len)
     assert labels[longest] == "content"
