@@ -15,6 +15,7 @@ closest to it are kept (the page's best guess), and ``quality`` says how much to
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -22,11 +23,23 @@ import numpy as np
 from scrapy_boilerplate.auto import features, pagetype
 from scrapy_boilerplate.auto.model import check_model, load_model, shipped_models
 from scrapy_boilerplate.core.deadline import check
-from scrapy_boilerplate.core.document import Document
-from scrapy_boilerplate.core.errors import InvalidParameter
+from scrapy_boilerplate.core.document import (
+    REMOVED_TAGS,
+    SECTION_BLOCK_TAGS,
+    Document,
+    TextBlock,
+    justext_segment,
+    parse,
+)
+from scrapy_boilerplate.core.errors import InvalidParameter, UnsupportedInput
 from scrapy_boilerplate.core.params import Param
 from scrapy_boilerplate.core.registry import Extractor
 from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Extraction, blocks_from_segments
+
+#: A ``<title>`` whose text is longer than this and holds markup swallowed the page (an
+#: unclosed title: the parser reads everything after it as the title's text).
+SWALLOWED_TITLE_CHARS = 300
+_MARKUP = re.compile(r"<[A-Za-z!/]")
 
 #: How far below the best block's probability a rescued block may be (a page where no
 #: block reaches the threshold keeps its best blocks rather than nothing).
@@ -108,6 +121,35 @@ def decide(p: np.ndarray, threshold: float, has_text: bool) -> tuple[np.ndarray,
     return p >= float(p.max()) - RESCUE_MARGIN, True
 
 
+def rescue_blocks(doc: Document) -> tuple[Document, list[TextBlock], str | None]:
+    """Blocks for a page whose cleaned tree gave none, and how they were found.
+
+    Two broken pages are common enough to read anyway: a page whose whole content sits in
+    an element hidden by its style (a ``display: none`` wrapper that the page's script
+    reveals), read with only scripts, styles and the like left out (``hidden``); and a
+    page whose ``<title>`` is never closed, so the parser took the rest of the page for
+    the title's text, read by parsing that text (``title``). Returns the document the
+    blocks belong to, the blocks (empty when neither applies) and the way (None).
+    """
+    removed = {el for el in doc.removed if isinstance(el.tag, str) and el.tag in REMOVED_TAGS}
+    if len(removed) < len(doc.removed):
+        blocks = justext_segment(doc.root, removed, block_tags=SECTION_BLOCK_TAGS)
+        if blocks:
+            return doc, blocks, "hidden"
+    title = doc.root.find(".//title")
+    text = "".join(title.itertext()) if title is not None else ""
+    start = _MARKUP.search(text)
+    if len(text) > SWALLOWED_TITLE_CHARS and start is not None:
+        try:
+            inner = parse(text[start.start() :], url=doc.url, max_nodes=doc.max_nodes)
+        except UnsupportedInput:
+            return doc, [], None
+        blocks = inner.section_blocks()
+        if blocks:
+            return inner, blocks, "title"
+    return doc, [], None
+
+
 class AutoExtractor(Extractor):
     """``auto``: blocks carry ``p_content``; the result carries ``page_type``, its
     probability and ``quality`` (the expected text F1)."""
@@ -131,9 +173,12 @@ class AutoExtractor(Extractor):
     def extract(self, doc: Document, params: dict[str, Any]) -> Extraction:
         model = load_model(params["model"])
         blocks = doc.section_blocks()
-        extra = {"model": model.path.name}
+        extra: dict[str, Any] = {"model": model.path.name}
         if not blocks:
-            return Extraction.from_blocks([], self.name, dict(params), extra=extra)
+            doc, blocks, rescued_from = rescue_blocks(doc)
+            if not blocks:
+                return Extraction.from_blocks([], self.name, dict(params), extra=extra)
+            extra["recovered"] = rescued_from
         bx = features.block_features(doc, blocks)
         check()
         px = pagetype.page_features(doc, blocks, bx)

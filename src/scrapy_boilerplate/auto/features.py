@@ -37,7 +37,6 @@ from scrapy_boilerplate.extractors.justext.algorithm import (
     GOOD,
     NEAR_GOOD,
     SHORT,
-    choose_language,
     classify_context_free,
     classify_context_sensitive,
 )
@@ -215,14 +214,31 @@ NAMES: tuple[str, ...] = (
 WIDTH = len(NAMES)
 _INDEX = {n: i for i, n in enumerate(NAMES)}
 
-#: str.translate tables that delete what is counted: the count is the length lost
-_NO_PUNCT = str.maketrans("", "", ".,;:!?")
-_NO_DIGITS = str.maketrans("", "", "0123456789")
-_CAPITAL = re.compile(r"(?<!\S)[A-Z\u00c0-\u00de\u0391-\u03a9\u0410-\u042f]")
-_SENTENCE_END = re.compile(r"[.!?:][\"')\]\u201d\u2019]?\s*$")
+#: Characters by what is counted of them (bits), for the code points below U+2100.
+_DIGIT, _PUNCT, _SEPARATOR, _CAPITAL_LETTER, _SPACE = 1, 2, 4, 8, 16
+_CHAR_BITS = np.zeros(0x2100, dtype=np.uint8)
+for _c in "0123456789":
+    _CHAR_BITS[ord(_c)] |= _DIGIT
+for _c in ".,;:!?":
+    _CHAR_BITS[ord(_c)] |= _PUNCT
+for _c in "|\u2022\u00b7\u203a\u00bb/":
+    _CHAR_BITS[ord(_c)] |= _SEPARATOR
+for _lo, _hi in ((0x41, 0x5A), (0xC0, 0xDE), (0x391, 0x3A9), (0x410, 0x42F)):
+    _CHAR_BITS[_lo : _hi + 1] |= _CAPITAL_LETTER
+_CHAR_BITS[0xD7] &= ~np.uint8(_CAPITAL_LETTER)  # the multiplication sign
+for _c in " \t\n\r\f\v\u00a0":
+    _CHAR_BITS[ord(_c)] |= _SPACE
+_ENDS = frozenset(".!?:")
+_CLOSERS = frozenset("\"')]\u201d\u2019")
 _SENTENCE = re.compile(r"[.!?](?=\s+\w)")
-_SEPARATORS = re.compile(r"[|\u2022\u00b7\u203a\u00bb/]")
-_COPYRIGHT = re.compile(r"\u00a9|&copy|\bcopyright\b|all rights reserved", re.I)
+_COPYRIGHT = ("\u00a9", "&copy", "copyright", "all rights reserved")
+#: Words of the page (in block order) over which its stoplist is guessed when it declares
+#: no language: enough to tell the language (guessing costs a count per stopword and
+#: language, so jusText's sample of 20,000 words would be most of the features' time).
+STOPLIST_SAMPLE_WORDS = 600
+#: A sample with at least this share of English stopwords is English without a guess over
+#: every stoplist (English is most of the web; its text has about 0.4).
+ENGLISH_SHARE = 0.25
 
 
 def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
@@ -275,10 +291,67 @@ def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
     return owns, aboves
 
 
+def _char_counts(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per block: ASCII digits, punctuation ``.,;:!?``, separators ``|•·›»/`` and words
+    that start with a capital letter (Latin, Greek, Cyrillic), over every block's text at
+    once (one array of code points, no loop per character)."""
+    n = len(texts)
+    cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    bits = _CHAR_BITS[np.minimum(cps, len(_CHAR_BITS) - 1)]
+    bits[cps >= len(_CHAR_BITS)] = 0
+    starts = np.concatenate(([0], np.cumsum(chars[:-1]))).astype(np.int64)
+    # a capital starts a word when the character before it is a space or a block's start
+    after_space = np.empty(len(bits), dtype=bool)
+    if len(bits):
+        after_space[0] = True
+        after_space[1:] = (bits[:-1] & _SPACE) != 0
+        after_space[starts[chars > 0]] = True
+    counts = []
+    for flag in (_DIGIT, _PUNCT, _SEPARATOR):
+        counts.append(_per_block((bits & flag) != 0, starts, chars, n))
+    counts.append(_per_block(((bits & _CAPITAL_LETTER) != 0) & after_space, starts, chars, n))
+    return tuple(counts)
+
+
+def _per_block(flags: np.ndarray, starts: np.ndarray, chars: np.ndarray, n: int) -> np.ndarray:
+    cum = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
+    ends = starts + chars.astype(np.int64)
+    return (cum[ends] - cum[starts]).astype(np.float64) if n else np.zeros(0)
+
+
+def _ends_sentence(text: str) -> bool:
+    """True when the text ends with ``. ! ? :``, maybe followed by a closing quote or
+    bracket."""
+    tail = text.rstrip()[-2:]
+    if tail[-1:] in _CLOSERS:
+        tail = tail[:-1]
+    return tail[-1:] in _ENDS
+
+
+def stoplist_name(doc: Document, blocks: list[TextBlock]) -> str:
+    """The jusText stoplist of the page: the declared language's where it has one, else
+    English when the first words are English enough, else the best guess over every
+    stoplist on the first :data:`STOPLIST_SAMPLE_WORDS` words (English without words)."""
+    declared = languages.declared_language(doc.declared_language)
+    if declared is not None:
+        return declared
+    words: list[str] = []
+    for b in blocks:
+        words.extend(b.text.lower().split())
+        if len(words) >= STOPLIST_SAMPLE_WORDS:
+            break
+    words = words[:STOPLIST_SAMPLE_WORDS]
+    english = languages.stoplist("English")
+    if not words or sum(map(english.__contains__, words)) >= ENGLISH_SHARE * len(words):
+        return "English"
+    guessed, _ = languages.guess(words)
+    return guessed or "English"
+
+
 def _justext_classes(
     doc: Document, blocks: list[TextBlock]
 ) -> tuple[list[str], list[str], frozenset[str]]:
-    language = choose_language(doc, blocks, None)
+    language = stoplist_name(doc, blocks)
     stoplist = frozenset() if language == languages.INDEPENDENT else languages.stoplist(language)
     if stoplist:
         cf, headings = classify_context_free(blocks, stoplist)
@@ -307,7 +380,8 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     cf, final, stoplist = _justext_classes(doc, blocks)
     texts = [b.text for b in blocks]
     chars = np.array([len(t) for t in texts], dtype=np.float64)
-    words_of = [t.lower().split() for t in texts]
+    lowers = [t.lower() for t in texts]
+    words_of = [t.split() for t in lowers]
     n_words = np.array([len(w) for w in words_of], dtype=np.float64)
     stop = np.array([sum(map(stoplist.__contains__, w)) for w in words_of], dtype=np.float64)
     links = np.array([b.link_chars for b in blocks], dtype=np.float64)
@@ -324,15 +398,14 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     letters = np.array([len(t) - t.count(" ") for t in texts], dtype=np.float64)
     x[:, col["avg_word_length"]] = letters / safe_words
     safe_chars = np.maximum(chars, 1.0)
-    x[:, col["punctuation_ratio"]] = [len(t) - len(t.translate(_NO_PUNCT)) for t in texts]
-    x[:, col["punctuation_ratio"]] /= safe_chars
-    x[:, col["digit_ratio"]] = [len(t) - len(t.translate(_NO_DIGITS)) for t in texts]
-    x[:, col["digit_ratio"]] /= safe_chars
-    x[:, col["capital_ratio"]] = [len(_CAPITAL.findall(t)) for t in texts] / safe_words
-    x[:, col["ends_sentence"]] = [_SENTENCE_END.search(t) is not None for t in texts]
+    digits, punctuation, separators, capitals = _char_counts(texts, chars)
+    x[:, col["punctuation_ratio"]] = punctuation / safe_chars
+    x[:, col["digit_ratio"]] = digits / safe_chars
+    x[:, col["capital_ratio"]] = capitals / safe_words
+    x[:, col["ends_sentence"]] = [_ends_sentence(t) for t in texts]
     x[:, col["sentences"]] = np.log1p([len(_SENTENCE.findall(t)) for t in texts])
-    x[:, col["copyright"]] = [_COPYRIGHT.search(t) is not None for t in texts]
-    x[:, col["separators"]] = [len(_SEPARATORS.findall(t)) for t in texts] / safe_words
+    x[:, col["copyright"]] = [any(c in t for c in _COPYRIGHT) for t in lowers]
+    x[:, col["separators"]] = separators / safe_words
     x[:, col["markup_per_word"]] = [b.tags_count for b in blocks] / safe_words
     x[:, col["heading"]] = [b.is_heading for b in blocks]
 
