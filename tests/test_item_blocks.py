@@ -21,10 +21,12 @@ from scrapy_helpers import ARTICLE, PAGES, PagesSpider, crawl
 ARTICLE_URL = (PAGES / "news_article.html").as_uri()
 
 
-def written(settings: dict) -> dict:
-    """The item ItemWriter makes of the test article with ``settings``."""
+def written(settings: dict, url: str | None = None) -> dict:
+    """The item ItemWriter makes of the test article with ``settings`` (fetched from ``url``:
+    the default method, auto, reads the URL for the page's type)."""
     item: dict = {}
-    ItemWriter(Config.from_settings(Settings(settings))).write(item, extract(ARTICLE))
+    result = extract(ARTICLE, url=url)
+    ItemWriter(Config.from_settings(Settings(settings))).write(item, result)
     return item
 
 
@@ -107,4 +109,4 @@ def test_a_command_line_value_is_read_case_insensitively():
 async def test_a_crawls_items_carry_the_blocks_of_the_mode(mode):
     items, _, _ = await crawl({"BOILERPLATE_BLOCKS": mode}, urls=[ARTICLE_URL])
     (item,) = items
-    assert item == {"url": ARTICLE_URL, **written({"BOILERPLATE_BLOCKS": mode})}
+    assert item == {"url": ARTICLE_URL, **written({"BOILERPLATE_BLOCKS": mode}, ARTICLE_URL)}
