@@ -275,10 +275,22 @@ def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
     return owns, aboves
 
 
+def page_language(doc: Document, blocks: list[TextBlock]) -> str:
+    """The jusText stoplist the features read the page with (its declared language, else
+    the best stopword match), chosen once per document."""
+    return doc.cached("auto_language", lambda: choose_language(doc, blocks, None))
+
+
+def language_code(stoplist_name: str) -> str:
+    """The ISO code of a stoplist name (the name itself where there is none), as jusText
+    reports its language."""
+    return languages.iso_code(stoplist_name) or stoplist_name
+
+
 def _justext_classes(
     doc: Document, blocks: list[TextBlock]
 ) -> tuple[list[str], list[str], frozenset[str]]:
-    language = choose_language(doc, blocks, None)
+    language = page_language(doc, blocks)
     stoplist = frozenset() if language == languages.INDEPENDENT else languages.stoplist(language)
     if stoplist:
         cf, headings = classify_context_free(blocks, stoplist)
