@@ -268,7 +268,10 @@ async def test_one_container_field():
     (item,) = items
     assert set(item) == {"url", "boilerplate"}
     assert item["boilerplate"]["main_text"] == extract(ARTICLE, url=ARTICLE_URL).main_text
-    assert set(item["boilerplate"]) == {"main_text", "blocks", "extractor", "language", "reason"}
+    five = {"main_text", "blocks", "extractor", "language", "reason"}
+    auto = {"page_type", "page_type_probability", "quality"}  # the default's own outputs
+    assert set(item["boilerplate"]) == five | auto
+    assert item["boilerplate"]["quality"] == extract(ARTICLE, url=ARTICLE_URL).quality
 
 
 def test_an_item_class_without_the_fields_fails_at_start_saying_what_to_declare():
