@@ -56,6 +56,22 @@ def test_other_methods_dicts_keep_their_shape() -> None:
     assert not {"page_type", "page_type_probability", "quality"} & set(data)
 
 
+def test_the_language_auto_reads_the_page_in_is_reported() -> None:
+    """auto weighs stopwords on the page's stoplist: the result names that language, as
+    jusText's does, also on a page that declares none (items' ``language`` output)."""
+    html = (PAGES / "news_article.html").read_bytes()
+    assert b"lang=" not in html
+    assert extract(html, "auto").language == extract(html, "justext").language == "en"
+    german = (
+        "<html><body><p>Der Gemeinderat hat am Dienstag beschlossen, den alten Leuchtturm am "
+        "Ende der Mole zu renovieren, weil er für die Fischer und für die Besucher der Stadt "
+        "sehr wichtig ist.</p></body></html>"
+    )
+    assert extract(german, "auto").language == "de"
+    declared = "<html lang='fr-CA'><body><p>Some text here, in English.</p></body></html>"
+    assert extract(declared, "auto").language == "fr"
+
+
 def test_a_page_with_a_little_text_is_never_empty() -> None:
     """Where no block reaches the threshold, the best blocks are kept (and said so by a
     low quality), never an empty main text without a reason."""

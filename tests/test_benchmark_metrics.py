@@ -212,7 +212,7 @@ def test_runner_times_lxml_parse_as_the_reference() -> None:
         Page("set", "b", "", gold_text="x"),  # lxml refuses an empty page: no reference
         Page("set", "c", page, gold_text="Some gold text"),
     ]
-    echo = Extractor("echo", lambda html: Output(html), ours=False, version=None)
+    echo = Extractor("echo", lambda html, url=None: Output(html), ours=False, version=None)
     count, per, reference = runner.run_dataset("set", pages, [echo])
     assert count == 3 and per["echo"]["summary"]["pages"] == 3
     assert reference["name"] == "lxml.html.document_fromstring"

@@ -87,7 +87,8 @@ def test_json_format_is_to_dict(capsys: pytest.CaptureFixture[str], page: Path) 
     code, out, _ = run(capsys, "extract", str(page), "--format", "json")
     assert code == EXIT_OK
     data = json.loads(out)
-    assert data["extractor"] == "justext"
+    assert data["extractor"] == "auto"
+    assert data["page_type"] and 0.0 <= data["quality"] <= 1.0  # auto's own fields
     assert data["reason"] is None
     assert PARAGRAPH_1 in data["main_text"]
     assert {b["label"] for b in data["blocks"]} == {CONTENT, BOILERPLATE}
@@ -112,7 +113,7 @@ def test_html_view(capsys: pytest.CaptureFixture[str], page: Path) -> None:
     assert 'data-boilerplate-label="content"' in out
     assert 'data-boilerplate-label="boilerplate"' in out
     assert "data-boilerplate-legend" in out  # the legend
-    assert "class=good" in out  # the tooltip lists the block's fields
+    assert "p_content=" in out  # the tooltip lists the block's fields
     assert "Content-Security-Policy" in out
     assert PARAGRAPH_1 in out  # the page itself, not only the extraction
 
@@ -134,7 +135,7 @@ def test_html_view_elements_match_blocks(tmp_path: Path) -> None:
     indices = sorted(int(i) for el in marked for i in el.get("data-boilerplate-blocks").split())
     assert indices == [b.index for b in result.blocks]
     fields = json.loads(marked[0].get("data-boilerplate-fields"))
-    assert fields[0]["label"] in (CONTENT, BOILERPLATE) and "class" in fields[0]
+    assert fields[0]["label"] in (CONTENT, BOILERPLATE) and "p_content" in fields[0]
 
 
 def test_html_view_marks_mixed_element() -> None:
@@ -175,7 +176,7 @@ def test_output_file(capsys: pytest.CaptureFixture[str], page: Path, tmp_path: P
     code, out, _ = run(capsys, "extract", str(page), "-f", "json", "--output", str(target))
     assert code == EXIT_OK
     assert out == ""
-    assert json.loads(target.read_text(encoding="utf-8"))["extractor"] == "justext"
+    assert json.loads(target.read_text(encoding="utf-8"))["extractor"] == "auto"
 
 
 def test_stdin_input(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -207,34 +208,33 @@ def test_url_option_sets_result_url(capsys: pytest.CaptureFixture[str], page: Pa
 
 
 def test_length_low_option_changes_classes(capsys: pytest.CaptureFixture[str], page: Path) -> None:
-    default = blocks_of(capsys, page)
-    low = blocks_of(capsys, page, "--length-low", "0")
+    default = blocks_of(capsys, page, "-e", "justext")
+    low = blocks_of(capsys, page, "-e", "justext", "--length-low", "0")
     assert "short" in [b["context_free_class"] for b in default]
     assert "short" not in [b["context_free_class"] for b in low]
 
 
 def test_generic_param_equals_option(capsys: pytest.CaptureFixture[str], page: Path) -> None:
-    assert blocks_of(capsys, page, "--param", "length_low=0") == blocks_of(
-        capsys, page, "--length-low", "0"
-    )
-    assert blocks_of(capsys, page, "-p", "length-low=0") == blocks_of(
-        capsys, page, "--length-low", "0"
-    )
+    justext = blocks_of(capsys, page, "-e", "justext", "--length-low", "0")
+    assert blocks_of(capsys, page, "-e", "justext", "--param", "length_low=0") == justext
+    assert blocks_of(capsys, page, "-e", "justext", "-p", "length-low=0") == justext
 
 
 def test_bool_flag(capsys: pytest.CaptureFixture[str], page: Path) -> None:
-    assert any(b["heading"] for b in blocks_of(capsys, page))
+    assert any(b["heading"] for b in blocks_of(capsys, page, "-e", "justext"))
     # A bare flag must not swallow the FILE argument that follows it.
-    code, out, _ = run(capsys, "extract", "--no-headings", str(page), "-f", "json")
+    code, out, _ = run(capsys, "extract", "-e", "justext", "--no-headings", str(page), "-f", "json")
     assert code == EXIT_OK
     assert not any(b["heading"] for b in json.loads(out)["blocks"])
     assert json.loads(out)["params"]["no_headings"] is True
-    off = blocks_of(capsys, page, "--no-headings=false")
+    off = blocks_of(capsys, page, "-e", "justext", "--no-headings=false")
     assert any(b["heading"] for b in off)
 
 
 def test_nullable_param_null(capsys: pytest.CaptureFixture[str], page: Path) -> None:
-    code, out, _ = run(capsys, "extract", str(page), "-f", "json", "--language", "null")
+    code, out, _ = run(
+        capsys, "extract", str(page), "-e", "justext", "-f", "json", "--language", "null"
+    )
     assert code == EXIT_OK
     assert json.loads(out)["params"]["language"] is None
 
@@ -300,7 +300,7 @@ def test_option_of_another_extractor_is_refused(
     assert out == ""
     assert err.count("\n") == 1
     assert err.startswith("scrapy-boilerplate: error: ")
-    assert "--window" in err and "justext" in err
+    assert "--window" in err and "extractor 'auto'" in err  # the default, named
     code, _, err = run(capsys, "extract", str(page), "-e", third_party, "--length-low", "5")
     assert code == EXIT_USAGE
     assert "--length-low" in err
@@ -315,7 +315,9 @@ def test_cnr_option_refused_for_justext(capsys: pytest.CaptureFixture[str], page
     if not own:
         pytest.skip("cnr has no parameter of its own")
     value = str(own[0].default if own[0].default is not None else 1)
-    code, _, err = run(capsys, "extract", str(page), option_flag(own[0].name), value)
+    code, _, err = run(
+        capsys, "extract", str(page), "-e", "justext", option_flag(own[0].name), value
+    )
     assert code == EXIT_USAGE
     assert option_flag(own[0].name) in err
 
@@ -346,15 +348,15 @@ def test_unknown_extractor(capsys: pytest.CaptureFixture[str], page: Path) -> No
 
 
 def test_parameter_out_of_range(capsys: pytest.CaptureFixture[str], page: Path) -> None:
-    code, out, err = run(capsys, "extract", str(page), "--length-low", "-5")
+    code, out, err = run(capsys, "extract", str(page), "-e", "justext", "--length-low", "-5")
     assert code == EXIT_USAGE
     assert out == ""
     assert err.count("\n") == 1
     assert "length_low" in err and ">= 0" in err
-    code, _, err = run(capsys, "extract", str(page), "--max-link-density", "2")
+    code, _, err = run(capsys, "extract", str(page), "-e", "justext", "--max-link-density", "2")
     assert code == EXIT_USAGE
     assert "max_link_density" in err and "<= 1" in err
-    code, _, err = run(capsys, "extract", str(page), "--length-low", "ten")
+    code, _, err = run(capsys, "extract", str(page), "-e", "justext", "--length-low", "ten")
     assert code == EXIT_USAGE and "length_low" in err
 
 
@@ -363,7 +365,7 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str], page: Pat
         ["extract", str(page), "--bogus"],
         ["extract", str(page), "--param", "no-equals-sign"],
         ["extract", str(page), "--param", "nosuch=1"],
-        ["extract", str(page), "--length-low", "1", "--param", "length_low=2"],
+        ["extract", str(page), "-e", "justext", "--length-low", "1", "--param", "length_low=2"],
         ["extract", str(page), "--format", "pdf"],
         ["extract", str(page), "--encoding", "no-such-codec"],
         ["extract"],
@@ -379,7 +381,9 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str], page: Pat
 def test_usage_error_before_reading_input(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    code, _, err = run(capsys, "extract", str(tmp_path / "missing"), "--length-low", "-1")
+    code, _, err = run(
+        capsys, "extract", str(tmp_path / "missing"), "-e", "justext", "--length-low", "-1"
+    )
     assert code == EXIT_USAGE and "length_low" in err
 
 
@@ -398,12 +402,13 @@ def test_no_text_exit_1_output_still_written(
 def test_only_boilerplate_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "menu.html"
     path.write_text('<html><body><a href="/">Home</a> <a href="/x">Contact</a></body></html>')
-    code, out, err = run(capsys, "extract", str(path))
+    # jusText: auto keeps its best blocks on any page with text (docs/auto.md)
+    code, out, err = run(capsys, "extract", str(path), "-e", "justext")
     assert code == EXIT_NO_TEXT
     assert out == ""
     assert "boilerplate" in err and err.count("\n") == 1
     # the JSON and the note say no-content; the note keeps the number of blocks
-    code, out, err = run(capsys, "extract", str(path), "-f", "json")
+    code, out, err = run(capsys, "extract", str(path), "-e", "justext", "-f", "json")
     assert code == EXIT_NO_TEXT
     data = json.loads(out)
     assert data["reason"] == "no-content" and data["main_text"] == ""
@@ -522,7 +527,8 @@ def test_non_http_argument_is_a_path(capsys: pytest.CaptureFixture[str]) -> None
 def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "list")
     assert code == EXIT_OK
-    assert out.startswith("justext  (default)")
+    assert out.startswith("auto  (default)")
+    assert out.count("(default)") == 1 and "\njustext\n" in out
     assert "--length-low N" in out and "default 70" in out and ">= 0" in out
     assert "--no-headings" in out
 

@@ -209,7 +209,7 @@ def test_scrapy_html_response_selector():
     )
     doc = parse(response.selector)
     assert doc.root is response.selector.root
-    r = extract(response.selector, language="en", url=response.url)
+    r = extract(response.selector, url=response.url)
     assert r.url == "https://example.com/article"
     assert r.main_text.startswith("The harbour of the town")
 
@@ -246,8 +246,12 @@ def test_document_passes_through_parse_and_extract():
     doc = parse(ARTICLE)
     assert parse(doc) is doc
     blocks = doc.justext_blocks()
-    assert extract(doc, language="en").main_text == extract(ARTICLE, language="en").main_text
+    same = extract(ARTICLE, "justext", language="en").main_text
+    assert extract(doc, "justext", language="en").main_text == same
     assert doc.justext_blocks() is blocks  # segmentation computed once
+    sections = doc.section_blocks()  # the default's (auto's) segmentation
+    assert extract(doc).main_text == extract(ARTICLE).main_text
+    assert doc.section_blocks() is sections
 
 
 def test_unsupported_type_raises_type_error():

@@ -21,10 +21,12 @@ from scrapy_helpers import ARTICLE, PAGES, PagesSpider, crawl
 ARTICLE_URL = (PAGES / "news_article.html").as_uri()
 
 
-def written(settings: dict) -> dict:
-    """The item ItemWriter makes of the test article with ``settings``."""
+def written(settings: dict, url: str | None = None) -> dict:
+    """The item ItemWriter makes of the test article with ``settings`` (fetched from ``url``:
+    the default method, auto, reads the URL for the page's type)."""
     item: dict = {}
-    ItemWriter(Config.from_settings(Settings(settings))).write(item, extract(ARTICLE))
+    result = extract(ARTICLE, url=url)
+    ItemWriter(Config.from_settings(Settings(settings))).write(item, result)
     return item
 
 
@@ -67,7 +69,8 @@ def test_the_container_field_follows_the_setting(mode):
     container = written(settings)["boilerplate"]
     flat = written({"BOILERPLATE_BLOCKS": mode})
     if mode == "none":
-        assert set(container) == {"main_text", "extractor", "language", "reason"}
+        auto = {"page_type", "page_type_probability", "quality"}  # the default's own
+        assert set(container) == {"main_text", "extractor", "language", "reason"} | auto
     else:
         assert container["blocks"] == flat["blocks"]
     assert container["main_text"] == flat["main_text"]
@@ -107,4 +110,31 @@ def test_a_command_line_value_is_read_case_insensitively():
 async def test_a_crawls_items_carry_the_blocks_of_the_mode(mode):
     items, _, _ = await crawl({"BOILERPLATE_BLOCKS": mode}, urls=[ARTICLE_URL])
     (item,) = items
-    assert item == {"url": ARTICLE_URL, **written({"BOILERPLATE_BLOCKS": mode})}
+    assert item == {"url": ARTICLE_URL, **written({"BOILERPLATE_BLOCKS": mode}, ARTICLE_URL)}
+
+
+def test_auto_s_page_type_and_quality_reach_the_items():
+    """The default method's page type and quality (docs/auto.md: drop or re-route poor
+    pages) are outputs like the others, and the container field holds them where the
+    method set them."""
+    result = extract(ARTICLE, url=ARTICLE_URL)
+    assert result.quality is not None and result.page_type is not None
+    outputs = {"main_text": "text", "page_type": "kind", "quality": "q"}
+    outputs["page_type_probability"] = "p_kind"
+    item = written({"BOILERPLATE_FIELDS": outputs}, ARTICLE_URL)
+    assert item == {
+        "text": result.main_text,
+        "kind": result.page_type,
+        "p_kind": result.page_type_probability,
+        "q": result.quality,
+    }
+    container = written({"BOILERPLATE_FIELDS": "boilerplate"}, ARTICLE_URL)["boilerplate"]
+    assert container["quality"] == result.quality
+    assert container["page_type"] == result.page_type
+    assert container["page_type_probability"] == result.page_type_probability
+    json.dumps(container)
+    # a method without them: the container keeps its five outputs, nothing set to null
+    item = {}
+    config = Config.from_settings(Settings({"BOILERPLATE_FIELDS": "boilerplate"}))
+    ItemWriter(config).write(item, extract(ARTICLE, "justext"))
+    assert set(item["boilerplate"]) == {"main_text", "blocks", "extractor", "language", "reason"}

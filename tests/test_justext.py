@@ -177,7 +177,11 @@ def test_html5_header_element_is_kept_as_jusText_3_0_2_does():
 
 def test_select_content_is_bad_whatever_its_text():
     option = GOOD_EN  # long, grammatical: good anywhere else
-    r = extract(page(f"<p>{GOOD_EN}</p><select><option>{option}</option></select>"), language="en")
+    r = extract(
+        page(f"<p>{GOOD_EN}</p><select><option>{option}</option></select>"),
+        "justext",
+        language="en",
+    )
     assert [(b.tag_path, b.fields["context_free_class"], b.fields["class"]) for b in r.blocks] == [
         ("html.body.p", GOOD, GOOD),
         ("html.body.select.option", BAD, BAD),
@@ -185,13 +189,13 @@ def test_select_content_is_bad_whatever_its_text():
 
 
 def test_block_with_copyright_symbol_is_bad():
-    r = extract(page(f"<p>{GOOD_EN}</p><p>{GOOD_EN} &copy; 2024</p>"), language="en")
+    r = extract(page(f"<p>{GOOD_EN}</p><p>{GOOD_EN} &copy; 2024</p>"), "justext", language="en")
     assert [b.fields["context_free_class"] for b in r.blocks] == [GOOD, BAD]
 
 
 def test_block_with_literal_copy_entity_text_is_bad():
     # jusText 3.0.2 also tests for the literal "&copy" (an entity that was not decoded).
-    r = extract(page(f"<p>{GOOD_EN} &amp;copy 2024</p>"), language="en")
+    r = extract(page(f"<p>{GOOD_EN} &amp;copy 2024</p>"), "justext", language="en")
     assert "&copy" in r.blocks[0].text
     assert r.blocks[0].fields["context_free_class"] == BAD
 
@@ -550,7 +554,7 @@ HEADING_PAGE = page(
 
 
 def test_heading_page_in_default_mode():
-    r = extract(HEADING_PAGE, language="en")
+    r = extract(HEADING_PAGE, "justext", language="en")
     assert [
         (b.text, b.fields["context_free_class"], b.fields["class"], b.fields["heading"])
         for b in r.blocks
@@ -567,12 +571,12 @@ def test_heading_page_in_default_mode():
 def test_reference_compat_disables_heading_preprocessing():
     # jusText 3.0.2 looks ahead at classes not yet copied, so its pre-processing never fires:
     # the heading is saved by post-processing only and the short line after it is lost.
-    r = extract(HEADING_PAGE, language="en", reference_compat=True)
+    r = extract(HEADING_PAGE, "justext", language="en", reference_compat=True)
     assert [b.fields["class"] for b in r.blocks] == [BAD, GOOD, BAD, GOOD, BAD]
 
 
 def test_no_headings_disables_both_heading_stages():
-    r = extract(HEADING_PAGE, language="en", no_headings=True)
+    r = extract(HEADING_PAGE, "justext", language="en", no_headings=True)
     assert [b.fields["class"] for b in r.blocks] == [BAD, BAD, BAD, GOOD, BAD]
     assert [b.fields["heading"] for b in r.blocks] == [False] * 5
 
@@ -581,23 +585,23 @@ def test_max_heading_distance_parameter_reaches_the_heading_stages():
     # "Reported by our staff." (22 characters) lies between the heading and the good block.
     assert [
         b.fields["class"]
-        for b in extract(HEADING_PAGE, language="en", max_heading_distance=22).blocks
+        for b in extract(HEADING_PAGE, "justext", language="en", max_heading_distance=22).blocks
     ] == [BAD, GOOD, GOOD, GOOD, BAD]
     assert [
         b.fields["class"]
-        for b in extract(HEADING_PAGE, language="en", max_heading_distance=21).blocks
+        for b in extract(HEADING_PAGE, "justext", language="en", max_heading_distance=21).blocks
     ] == [BAD, BAD, BAD, GOOD, BAD]
 
 
 def test_thresholds_passed_to_extract_are_used():
     html = page(f"<p>{GOOD_EN}</p>")
-    assert extract(html, language="en").blocks[0].fields["class"] == GOOD
+    assert extract(html, "justext", language="en").blocks[0].fields["class"] == GOOD
     # longer than the text: the block is short (and alone between the edges: bad)
-    r = extract(html, language="en", length_low=259, length_high=300)
+    r = extract(html, "justext", language="en", length_low=259, length_high=300)
     assert (r.blocks[0].fields["context_free_class"], r.blocks[0].fields["class"]) == (SHORT, BAD)
-    r = extract(html, language="en", length_high=258)
+    r = extract(html, "justext", language="en", length_high=258)
     assert r.blocks[0].fields["context_free_class"] == NEAR_GOOD  # 258 is not > 258
-    r = extract(html, language="en", stopwords_low=0.7, stopwords_high=0.7)
+    r = extract(html, "justext", language="en", stopwords_low=0.7, stopwords_high=0.7)
     assert r.blocks[0].fields["context_free_class"] == BAD  # density 0.68
 
 
@@ -607,8 +611,8 @@ def test_thresholds_passed_to_extract_are_used():
 
 def test_language_code_and_justext_name_give_the_same_result():
     html = (PAGES / "news_article.html").read_text(encoding="utf-8")
-    a = extract(html, language="en")
-    b = extract(html, language="English")
+    a = extract(html, "justext", language="en")
+    b = extract(html, "justext", language="English")
     assert [bl.to_dict() for bl in a.blocks] == [bl.to_dict() for bl in b.blocks]
     assert a.language == b.language == "en"
     assert a.extra["stoplist"] == b.extra["stoplist"] == "English"
@@ -617,27 +621,27 @@ def test_language_code_and_justext_name_give_the_same_result():
 def test_declared_html_lang_chooses_the_stoplist():
     # An English paragraph on a page that declares French: the French stoplist is used, and
     # the English text has too few French stopwords to be good.
-    r = extract(page(f"<p>{GOOD_EN}</p>", lang="fr"))
+    r = extract(page(f"<p>{GOOD_EN}</p>", lang="fr"), "justext")
     assert (r.language, r.extra["stoplist"]) == ("fr", "French")
     assert r.blocks[0].fields["context_free_class"] == BAD
-    assert extract(page(f"<p>{GOOD_EN}</p>", lang="en-GB")).language == "en"
+    assert extract(page(f"<p>{GOOD_EN}</p>", lang="en-GB"), "justext").language == "en"
 
 
 def test_explicit_language_wins_over_the_declared_one():
-    r = extract(page(f"<p>{GOOD_EN}</p>", lang="fr"), language="en")
+    r = extract(page(f"<p>{GOOD_EN}</p>", lang="fr"), "justext", language="en")
     assert (r.language, r.blocks[0].fields["class"]) == ("en", GOOD)
 
 
 def test_undeclared_language_is_the_stoplist_with_highest_density():
-    r = extract(page(f"<h1>Neuigkeiten</h1><p>{GOOD_DE}</p>"))
+    r = extract(page(f"<h1>Neuigkeiten</h1><p>{GOOD_DE}</p>"), "justext")
     assert (r.language, r.extra["stoplist"]) == ("de", "German")
     assert r.blocks[1].fields["class"] == GOOD
-    r = extract(page(f"<p>{GOOD_EN}</p>"))
+    r = extract(page(f"<p>{GOOD_EN}</p>"), "justext")
     assert (r.language, r.extra["stoplist"]) == ("en", "English")
 
 
 def test_unusable_declared_language_falls_back_to_detection():
-    r = extract(page(f"<p>{GOOD_DE}</p>", lang="x-default"))
+    r = extract(page(f"<p>{GOOD_DE}</p>", lang="x-default"), "justext")
     assert r.language == "de"
 
 
@@ -646,7 +650,7 @@ def test_language_none_is_language_independent_mode():
     # thresholds are 0, so length alone decides (long: good, medium: near-good).
     long_ja = "灯台の修復が町議会で決まりました。" * 15  # 255 characters, no spaces
     medium_ja = "漁師たちはこの決定を歓迎しました。" * 5  # 85 characters
-    r = extract(page(f"<p>{long_ja}</p><p>{medium_ja}</p><p>短い</p>"), language="none")
+    r = extract(page(f"<p>{long_ja}</p><p>{medium_ja}</p><p>短い</p>"), "justext", language="none")
     assert [(b.fields["context_free_class"], b.fields["class"]) for b in r.blocks] == [
         (GOOD, GOOD),
         (NEAR_GOOD, GOOD),
@@ -655,7 +659,10 @@ def test_language_none_is_language_independent_mode():
     assert r.extra["stoplist"] == "none"
     assert r.language == "none"
     # with the English stoplist the same page has no good block
-    assert extract(page(f"<p>{long_ja}</p>"), language="en").blocks[0].fields["class"] == BAD
+    assert (
+        extract(page(f"<p>{long_ja}</p>"), "justext", language="en").blocks[0].fields["class"]
+        == BAD
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -690,13 +697,13 @@ def test_invalid_parameter_names_the_parameter(params, name):
 
 def test_unknown_parameter_message_lists_the_allowed_ones():
     with pytest.raises(InvalidParameter, match="length_low") as info:
-        extract(page("<p>x</p>"), lenght_low=70)
+        extract(page("<p>x</p>"), "justext", lenght_low=70)
     assert "lenght_low" in str(info.value)
 
 
 def test_unknown_language_is_rejected_before_the_page_is_read():
     with pytest.raises(InvalidParameter):
-        extract(b"", language="klingon")  # an empty page would give an empty Extraction
+        extract(b"", "justext", language="klingon")  # an empty page would give an empty Extraction
 
 
 @pytest.mark.parametrize(
@@ -715,7 +722,7 @@ def test_unknown_language_is_rejected_before_the_page_is_read():
 )
 def test_boundary_parameter_values_are_accepted(params):
     # Accepted: the page is read (a boundary value may label every block boilerplate).
-    assert extract(page(f"<p>{GOOD_EN}</p>"), **params).reason in (None, "no-content")
+    assert extract(page(f"<p>{GOOD_EN}</p>"), "justext", **params).reason in (None, "no-content")
 
 
 def test_parameters_from_strings_are_coerced():

@@ -115,7 +115,7 @@ async def test_each_distinct_mistake_is_logged_once_and_repeats_only_counted(cap
 @deferred_f_from_coro_f
 async def test_the_start_is_one_line_saying_what_runs(caplog):
     caplog.set_level(logging.INFO, logger="scrapy_boilerplate")
-    settings = {"BOILERPLATE_PARAMS": {"length_low": 50}, "BOILERPLATE_EXECUTION": "thread"}
+    settings = {"BOILERPLATE_PARAMS": {"threshold": 0.4}, "BOILERPLATE_EXECUTION": "thread"}
     await crawl(settings, urls=[ARTICLE_URL])
     lines = [
         r.getMessage()
@@ -128,8 +128,8 @@ async def test_the_start_is_one_line_saying_what_runs(caplog):
     assert "\n" not in line
     config = Config.from_settings(get_crawler(PagesSpider, {**SETTINGS, **settings}).settings)
     for word in (
-        "justext",
-        '"length_low": 50',
+        "auto",  # the default
+        '"threshold": 0.4',
         "thread",
         f"{config.workers} workers",
         f"queue {config.queue_size}",

@@ -234,7 +234,7 @@ def test_markdown_blockquote():
 
 def test_markdown_of_a_real_page_keeps_headings_and_list_items():
     html = (PAGES / "recipe.html").read_text(encoding="utf-8")
-    out = extract(html, language="en").to_markdown()
+    out = extract(html).to_markdown()
     lines = out.splitlines()
     assert lines[0] == "# Simple lentil soup"
     assert "## Ingredients" in lines and "## Method" in lines

@@ -105,17 +105,18 @@ async def test_every_item_arrives_with_main_text_blocks_and_extractor():
     items, stats, _seen = await crawl(urls=URLS)
     assert len(items) == len(URLS)
     for item in items:
-        expected = extract((PAGES / item["url"].rsplit("/", 1)[-1]).read_bytes(), "justext")
+        page = (PAGES / item["url"].rsplit("/", 1)[-1]).read_bytes()
+        expected = extract(page, url=item["url"])  # the default, auto, reads the URL
         assert item["main_text"] == expected.main_text
         assert item["main_text"]
-        assert item["extractor"] == "justext"
+        assert item["extractor"] == "auto"
         assert item["boilerplate_reason"] is None
         # BOILERPLATE_BLOCKS = "content" (the default): the content blocks, compact
         assert item["blocks"] == [b.compact_dict() for b in expected.content_blocks]
         json.loads(json.dumps(item))  # plain JSON only
         ScrapyJSONEncoder().encode(item)
     counts = boilerplate_stats(stats)
-    assert counts["pages"] == counts["items"] == counts["extractor/justext"] == len(URLS)
+    assert counts["pages"] == counts["items"] == counts["extractor/auto"] == len(URLS)
     assert counts["seconds"] > 0
 
 
@@ -140,7 +141,7 @@ async def test_every_execution_mode_gives_the_same_items(mode):
 async def crawl_gives_reference_items(settings: dict) -> dict:
     """Crawl every test page with ``settings``; items must equal ``extract()`` of the file."""
     items, stats, _ = await crawl(settings, urls=URLS)
-    reference = {p.as_uri(): extract(p.read_bytes(), "justext").main_text for p in FILES}
+    reference = {p.as_uri(): extract(p.read_bytes(), url=p.as_uri()).main_text for p in FILES}
     assert {it["url"]: it["main_text"] for it in items} == reference
     return boilerplate_stats(stats)
 
@@ -166,18 +167,19 @@ async def test_request_meta_overrides_method_and_thresholds_for_one_request():
     other = (PAGES / "recipe.html").as_uri()
     metas = {
         ARTICLE_URL: {"boilerplate": {"extractor": "cnr", "params": {"granularity": 1}}},
-        other: {"boilerplate": {"params": {"length_low": 10, "stopwords_low": 0.1}}},
+        other: {"boilerplate": {"params": {"threshold": 0.95}}},  # the crawl's method: auto
     }
     items, _, seen = await crawl(urls=[ARTICLE_URL, other], metas=metas)
     by_url = {it["url"]: it for it in items}
     assert by_url[ARTICLE_URL]["extractor"] == "cnr"
     assert by_url[ARTICLE_URL]["main_text"] == extract(ARTICLE, "cnr", granularity=1).main_text
-    recipe = extract(
-        (PAGES / "recipe.html").read_bytes(), "justext", length_low=10, stopwords_low=0.1
-    )
+    recipe_html = (PAGES / "recipe.html").read_bytes()
+    recipe = extract(recipe_html, url=other, threshold=0.95)
+    assert recipe.main_text != extract(recipe_html, url=other).main_text  # the override shows
+    assert by_url[other]["extractor"] == "auto"
     assert by_url[other]["main_text"] == recipe.main_text
     params = {v["url"]: v["boilerplate"].params for v in seen}
-    assert params[other]["length_low"] == 10
+    assert params[other]["threshold"] == 0.95
 
 
 @deferred_f_from_coro_f
@@ -244,9 +246,10 @@ async def test_items_of_every_kind_get_the_fields(item_class):
     from itemadapter import ItemAdapter
 
     adapter = ItemAdapter(item)
-    assert adapter["main_text"] == extract(ARTICLE).main_text
-    assert adapter["extractor"] == "justext"
-    assert adapter["blocks"] == [b.compact_dict() for b in extract(ARTICLE).content_blocks]
+    expected = extract(ARTICLE, url=ARTICLE_URL)
+    assert adapter["main_text"] == expected.main_text
+    assert adapter["extractor"] == "auto"
+    assert adapter["blocks"] == [b.compact_dict() for b in expected.content_blocks]
 
 
 @deferred_f_from_coro_f
@@ -264,8 +267,11 @@ async def test_one_container_field():
     items, _, _ = await crawl({"BOILERPLATE_FIELDS": "boilerplate"}, urls=[ARTICLE_URL])
     (item,) = items
     assert set(item) == {"url", "boilerplate"}
-    assert item["boilerplate"]["main_text"] == extract(ARTICLE).main_text
-    assert set(item["boilerplate"]) == {"main_text", "blocks", "extractor", "language", "reason"}
+    assert item["boilerplate"]["main_text"] == extract(ARTICLE, url=ARTICLE_URL).main_text
+    five = {"main_text", "blocks", "extractor", "language", "reason"}
+    auto = {"page_type", "page_type_probability", "quality"}  # the default's own outputs
+    assert set(item["boilerplate"]) == five | auto
+    assert item["boilerplate"]["quality"] == extract(ARTICLE, url=ARTICLE_URL).quality
 
 
 def test_an_item_class_without_the_fields_fails_at_start_saying_what_to_declare():
@@ -374,7 +380,12 @@ async def test_a_page_of_only_boilerplate_is_no_content_counted_and_dropped(mode
     urls = ["/article.html", "/menu.html"]
     with LocalServer() as base:
         # Every block in the items, so that the menu's boilerplate blocks show it was read.
-        settings = {"BOILERPLATE_EXECUTION": mode, "BOILERPLATE_BLOCKS": "all"}
+        # jusText: auto keeps its best blocks on any page with text (docs/auto.md).
+        settings = {
+            "BOILERPLATE_EXTRACTOR": "justext",
+            "BOILERPLATE_EXECUTION": mode,
+            "BOILERPLATE_BLOCKS": "all",
+        }
         items, stats, _ = await crawl(settings, urls=[base + p for p in urls])
         by_page = {it["url"].rsplit("/", 1)[-1]: it for it in items}
         assert by_page["menu.html"]["boilerplate_reason"] == "no-content"
@@ -472,14 +483,14 @@ def test_settings_given_as_strings_on_the_command_line_are_parsed():
         PagesSpider,
         {
             "ADDONS": {Addon: 0},
-            "BOILERPLATE_PARAMS": '{"length_low": "50"}',
+            "BOILERPLATE_PARAMS": '{"threshold": "0.4"}',
             "BOILERPLATE_TIMEOUT": "2.5",
             "BOILERPLATE_ENABLED": "1",
             "BOILERPLATE_FIELDS": '{"main_text": "text"}',
         },
     )
     state = BoilerplateDownloaderMiddleware.from_crawler(crawler).state
-    assert state.config.params["length_low"] == 50
+    assert state.config.params["threshold"] == 0.4
     assert state.config.timeout == 2.5
     assert state.config.fields == {"main_text": "text"}
 
@@ -568,7 +579,7 @@ async def test_items_of_pages_with_many_blocks_get_blocks_prepared_off_the_react
     settings = {"BOILERPLATE_EXECUTION": mode, "BOILERPLATE_BLOCKS": blocks}
     items, _, _ = await crawl(settings, urls=[ARTICLE_URL])
     (item,) = items
-    expected = extract(ARTICLE, "justext")
+    expected = extract(ARTICLE, url=ARTICLE_URL)
     if blocks == "all":
         assert item["blocks"] == [b.to_dict() for b in expected.blocks]
     else:

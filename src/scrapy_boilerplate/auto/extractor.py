@@ -206,6 +206,7 @@ class AutoExtractor(Extractor):
             out,
             self.name,
             dict(params),
+            language=features.language_code(features.page_language(doc, blocks)),
             extra=extra,
             page_type=kind,
             page_type_probability=round(float(p_type[k]), 4),

@@ -348,10 +348,22 @@ def stoplist_name(doc: Document, blocks: list[TextBlock]) -> str:
     return guessed or "English"
 
 
+def page_language(doc: Document, blocks: list[TextBlock]) -> str:
+    """The jusText stoplist the features read the page with (:func:`stoplist_name`),
+    chosen once per document."""
+    return doc.cached("auto_language", lambda: stoplist_name(doc, blocks))
+
+
+def language_code(name: str) -> str:
+    """The ISO code of a stoplist name (the name itself where there is none), as jusText
+    reports its language."""
+    return languages.iso_code(name) or name
+
+
 def _justext_classes(
     doc: Document, blocks: list[TextBlock]
 ) -> tuple[list[str], list[str], frozenset[str]]:
-    language = stoplist_name(doc, blocks)
+    language = page_language(doc, blocks)
     stoplist = frozenset() if language == languages.INDEPENDENT else languages.stoplist(language)
     if stoplist:
         cf, headings = classify_context_free(blocks, stoplist)
@@ -442,11 +454,11 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
         group_blocks: Counter[str] = Counter()
         group_links: Counter[str] = Counter()
         group_good: Counter[str] = Counter()
-        for k, c, lk, g in zip(keys, chars, links, good, strict=True):
-            group_chars[k] += c
-            group_blocks[k] += 1
-            group_links[k] += lk
-            group_good[k] += c * g
+        for key, c, lk, g in zip(keys, chars, links, good, strict=True):
+            group_chars[key] += c
+            group_blocks[key] += 1
+            group_links[key] += lk
+            group_good[key] += c * g
         gc = np.array([group_chars[k] for k in keys])
         x[:, col[f"{prefix}_share"]] = gc / total
         x[:, col[f"{prefix}_blocks"]] = np.log1p([group_blocks[k] for k in keys])

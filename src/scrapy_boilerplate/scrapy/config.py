@@ -127,6 +127,9 @@ OUTPUTS = (
     "markdown",
     "url",
     "encoding",
+    "page_type",
+    "page_type_probability",
+    "quality",
 )
 #: The item fields the entity lists write (docs/entities.md), when they are on.
 ENTITY_FIELDS = ("entities", "entity_candidates", "entities_reason")

@@ -20,6 +20,9 @@ from scrapy_boilerplate.scrapy.config import Config
 
 #: The outputs a container field (``BOILERPLATE_FIELDS`` given as one name) receives.
 CONTAINER_OUTPUTS = ("main_text", "blocks", "extractor", "language", "reason")
+#: The outputs it receives too where the method set them (auto's page type and quality,
+#: by which a crawl drops or re-routes poor pages), so other methods' items keep their shape.
+CONTAINER_OUTPUTS_WHEN_SET = ("page_type", "page_type_probability", "quality")
 
 
 def output_value(result: Extraction, output: str, blocks: str = "all") -> Any:
@@ -92,9 +95,13 @@ class ItemWriter:
         """Set the fields; raises KeyError when the item class lacks one (checked first)."""
         adapter = ItemAdapter(item)
         if self.container:
-            adapter[self.container] = {
+            container = {
                 out: output_value(result, out, self.block_kind) for out in self.container_outputs
             }
+            for out in CONTAINER_OUTPUTS_WHEN_SET:
+                if getattr(result, out) is not None:
+                    container[out] = output_value(result, out)
+            adapter[self.container] = container
             return
         values = {
             name: output_value(result, out, self.block_kind) for out, name in self.fields.items()
