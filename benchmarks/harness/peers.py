@@ -1,10 +1,11 @@
 """The extractors a benchmark runs: ours (every registered method) and the peers.
 
-Every extractor is a callable ``run(html: str) -> Output`` made by a factory; factories
+Every extractor is a callable ``run(html: str, url=None) -> Output`` (the page's URL where
+the set has one, as a crawl always has) made by a factory; factories
 import their library lazily, so a missing library is reported by :func:`resolve` and the
 extractor is skipped. Peers, each with its documented default settings:
 
-- ``trafilatura``: ``trafilatura.extract(html)`` (defaults; ``None`` counts as empty).
+- ``trafilatura``: ``trafilatura.extract(html, url=url)`` (defaults; ``None`` counts as empty).
 - ``justext-ref``: reference jusText 3.0.2, ``justext.justext(html, get_stoplist("English"))``
   with its default thresholds; main text = the non-boilerplate paragraphs, blank-line joined.
 - ``justext-ref-lang``: the same steps as ``justext.justext`` (parse, preprocess, paragraphs,
