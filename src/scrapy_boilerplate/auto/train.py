@@ -46,6 +46,11 @@ TRAINING_SETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("google-trends-2017", ("train", "dev")),
     ("cleaneval", ("web2text_train",)),
 )
+#: Sets whose gold is the main content alone, as users of a default extractor expect
+#: (CleanEval's gold keeps nearly all running text of a page): the number of trees, the
+#: thresholds and the quality model are chosen and fit on their pages. Every set trains
+#: the block and page-type trees.
+SELECTION_SETS = ("wcxb-dev", "google-trends-2017")
 FOLDS = 5
 TREES = (200, 300, 400)
 #: The fewest trees whose out-of-fold text F1 is within this of the best are chosen: the
@@ -273,10 +278,13 @@ def _kind(page: Featurized) -> str:
 
 
 def choose_thresholds(
-    pages: list[Featurized], probs: list[np.ndarray]
+    pages: list[Featurized], probs: list[np.ndarray], chosen: list[int] | None = None
 ) -> tuple[float, dict[str, float], dict[str, float]]:
     """The overall threshold and one per predicted page type (with enough pages), each the
-    best text F1 over :data:`THRESHOLDS` on out-of-fold probabilities; and those F1s."""
+    best text F1 over :data:`THRESHOLDS` on out-of-fold probabilities of the ``chosen``
+    pages (default: all); and those F1s."""
+    if chosen is None:
+        chosen = list(range(len(pages)))
 
     def best(indices: list[int]) -> tuple[float, float]:
         results = []
@@ -289,11 +297,11 @@ def choose_thresholds(
         f1, t = max(results)
         return t, f1
 
-    overall, overall_f1 = best(list(range(len(pages))))
+    overall, overall_f1 = best(chosen)
     per_type: dict[str, float] = {}
     f1s = {"all": overall_f1}
     for kind in pagetype.PAGE_TYPES:
-        indices = [i for i, p in enumerate(pages) if _kind(p) == kind]
+        indices = [i for i in chosen if _kind(pages[i]) == kind]
         if len(indices) >= MIN_TYPE_PAGES:
             per_type[kind], f1s[kind] = best(indices)
     return overall, per_type, f1s
@@ -345,9 +353,12 @@ def train(
             )
             for t in trees:
                 oof[t][i] = np.asarray(model.predict(x.astype(np.float32), num_iteration=t))
+    chosen = [i for i, p in enumerate(pages) if p.example.source in SELECTION_SETS]
+    if not chosen:
+        chosen = list(range(len(pages)))
     choices = {}
     for t in trees:
-        choices[t] = choose_thresholds(pages, oof[t])
+        choices[t] = choose_thresholds(pages, oof[t], chosen)
         log(f"{t} trees: out-of-fold text F1 {choices[t][2]['all']:.4f}")
     top = max(choices[t][2]["all"] for t in trees)
     best_trees = min(t for t in trees if choices[t][2]["all"] >= top - TREES_TOLERANCE)
@@ -356,16 +367,24 @@ def train(
 
     # quality: learn the page F1 of the out-of-fold decisions
     qx, qy = [], []
+    per_source: dict[str, list[tuple[float | None, float | None]]] = {}
     for i, p in enumerate(pages):
+        probs = oof[best_trees][i]
+        labels, _ = decide(probs, per_type.get(_kind(p), threshold), bool(p.chars.sum()))
+        score = page_scores(p.example.gold, _main_text(p, labels))
+        per_source.setdefault(p.example.source, []).append(score)
+    for i in chosen:
+        p = pages[i]
         probs = oof[best_trees][i]
         labels, rescued = decide(probs, per_type.get(_kind(p), threshold), bool(p.chars.sum()))
         qx.append(quality_features(probs, p.chars, labels, p.p_type, rescued))
         qy.append(_page_f1(page_scores(p.example.gold, _main_text(p, labels))))
     qx_a, qy_a = np.stack(qx), np.array(qy)
     q_params = {**BLOCK_PARAMS, "objective": "regression", "num_leaves": 7, "min_data_in_leaf": 20}
-    q_oof = np.zeros(len(pages))
-    for fold in folds:
-        mask = np.ones(len(pages), bool)
+    q_folds = _folds([pages[i].example.group for i in chosen])
+    q_oof = np.zeros(len(chosen))
+    for fold in q_folds:
+        mask = np.ones(len(chosen), bool)
         mask[fold] = False
         q_model = lgb.train(q_params, lgb.Dataset(qx_a[mask], qy_a[mask]), 150)
         q_oof[fold] = q_model.predict(qx_a[fold])
@@ -383,7 +402,9 @@ def train(
         "trees": best_trees,
         "threshold": threshold,
         "thresholds": per_type,
+        "selected_on": [name for name in SELECTION_SETS if name in dict(sets)],
         "cv_text_f1": {k: round(v, 4) for k, v in cv_f1.items()},
+        "cv_text_f1_by_set": {k: round(text_f1(v), 4) for k, v in per_source.items()},
         "cv_text_f1_by_trees": {str(t): round(choices[t][2]["all"], 4) for t in trees},
         "page_type_accuracy": round(type_accuracy, 4),
         "quality_mae": round(float(np.abs(q_oof - qy_a).mean()), 4),
