@@ -27,10 +27,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import Document, TextBlock
 from scrapy_boilerplate.extractors.justext import languages
 from scrapy_boilerplate.extractors.justext.algorithm import (
@@ -92,6 +94,8 @@ _CLASS_TOKEN = re.compile(r"[a-z]+")
 #: pages and sites: utility classes, CMS themes); cleared when it grows past this
 _TOKEN_CACHE: dict[str, int] = {}
 _TOKEN_CACHE_SIZE = 200_000
+#: ``auto``'s compiled module (its twins' home)
+COMPILED = "scrapy_boilerplate.auto._speedups"
 
 
 def _token_mask(token: str) -> int:
@@ -241,13 +245,34 @@ STOPLIST_SAMPLE_WORDS = 600
 ENGLISH_SHARE = 0.25
 
 
+def _attribute_mask(value: str | None, ident: str | None) -> int:
+    """The keyword groups of an element's ``class`` and ``id`` values (either may be None)."""
+    if ident:
+        value = f"{value} {ident}" if value else ident
+    mask = 0
+    if value:
+        token_mask = _token_mask
+        for token in _CLASS_TOKEN.findall(value.lower()):
+            mask |= token_mask(token)
+    return mask
+
+
 def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
     """Per block, the keyword groups of its own element and parent (``own``), and of every
-    element above those (``above``), from the words of ``class`` and ``id``, lower-cased."""
+    element above those (``above``), from the words of ``class`` and ``id``, lower-cased
+    (:func:`_element_masks_of` on the blocks' elements)."""
+    return _element_masks_of([b.element for b in blocks], _attribute_mask)
+
+
+@_compiled.twin("element_masks", module=COMPILED)
+def _element_masks_of(
+    elements: list[Any], attribute_mask: Callable[[str | None, str | None], int]
+) -> tuple[list[int], list[int]]:
+    """:func:`_element_masks` on the blocks' elements, ``attribute_mask`` giving an
+    element's groups; compiled where ``_speedups`` is built (ancestors found by the tree's
+    pointers, memoised by node, without a proxy each)."""
     owned: dict[Any, int] = {}  # element -> its own groups
     memo: dict[Any, int] = {}  # element -> groups of it and all above it
-    token_mask = _token_mask
-    find = _CLASS_TOKEN.findall
 
     def own(el: Any) -> int:
         mask = owned.get(el)
@@ -255,12 +280,7 @@ def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
             get = el.get
             value = get("class")
             ident = get("id")
-            if ident:
-                value = f"{value} {ident}" if value else ident
-            mask = 0
-            if value:
-                for token in find(value.lower()):
-                    mask |= token_mask(token)
+            mask = 0 if value is None and ident is None else attribute_mask(value, ident)
             owned[el] = mask
         return mask
 
@@ -278,8 +298,7 @@ def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
         return memo[el]
 
     owns, aboves = [], []
-    for b in blocks:
-        el = b.element
+    for el in elements:
         parent = el.getparent()
         if parent is None:
             owns.append(own(el))

@@ -1,0 +1,155 @@
+# cython: language_level=3
+"""``auto``'s compiled steps (optional accelerator), each the twin of a Python function of
+:mod:`.features` or :mod:`.pagetype`, which stays the reference and the fallback (it
+declares its twin with ``core.compiled.twin``); ``tests/test_auto_speed.py`` holds each
+pair to the same output:
+
+- :func:`element_masks` is ``features._element_masks``: the keyword groups of each
+  block's element, its parent and everything above, with the ancestors found by libxml2's
+  parent pointers and memoised by node instead of through a proxy per ancestor; the words
+  of a ``class`` / ``id`` are still matched by the same Python function;
+- :func:`markup_counts` is ``pagetype._markup_counts``: the page's elements counted by
+  tag, its largest group of look-alike siblings and its microdata types, in one walk over
+  the tree's pointers instead of a proxy per element.
+
+Where a tree holds what the Python function was never written for (a namespaced element,
+an element that is not one), :class:`Unsupported` is raised and the twin runs the Python
+function. Built by ``setup.py`` with the core's ``_speedups`` when Cython and a C compiler
+are at hand; without it ``auto`` runs on the Python functions, slower and otherwise the
+same.
+"""
+
+from libc.string cimport strcmp
+
+from lxml.includes cimport tree
+from lxml.includes.tree cimport xmlNode
+cimport lxml.includes.etreepublic as cetree
+
+cetree.import_lxml__etree()
+
+from scrapy_boilerplate.core._speedups import Unsupported
+
+
+cdef inline xmlNode* _parent(xmlNode* c) noexcept:
+    """``getparent()``: the parent element, NULL at the top (lxml's ``_parentElement``)."""
+    c = c.parent
+    if c is NULL or not cetree._isElement(c):
+        return NULL
+    return c
+
+
+cdef class _Masks:
+    cdef dict owned  # node address -> groups of its own class and id
+    cdef dict memo  # node address -> groups of it and every element above it
+    cdef object attribute_mask
+
+    def __cinit__(self, attribute_mask):
+        self.owned = {}
+        self.memo = {}
+        self.attribute_mask = attribute_mask
+
+    cdef object own(self, xmlNode* c):
+        key = <size_t>c
+        mask = self.owned.get(key)
+        if mask is None:
+            if c.type != tree.XML_ELEMENT_NODE:
+                raise Unsupported("not an element")
+            value = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"class")
+            ident = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"id")
+            if value is None and ident is None:
+                mask = 0
+            else:
+                mask = self.attribute_mask(value, ident)
+            self.owned[key] = mask
+        return mask
+
+    cdef object chain(self, xmlNode* c):
+        cdef list todo = []
+        cdef xmlNode* node = c
+        cdef Py_ssize_t i
+        while node is not NULL and <size_t>node not in self.memo:
+            todo.append(<size_t>node)
+            node = _parent(node)
+        mask = self.memo[<size_t>node] if node is not NULL else 0
+        for i in range(len(todo) - 1, -1, -1):
+            mask = mask | self.own(<xmlNode*><size_t>todo[i])
+            self.memo[todo[i]] = mask
+        return self.memo[<size_t>c]
+
+
+def element_masks(list elements, attribute_mask):
+    """``features._element_masks`` on the blocks' elements: ``(owns, aboves)``, each block's
+    groups of its own element and parent, and of every element above those;
+    ``attribute_mask(class, id)`` gives an element's groups (either value may be None)."""
+    cdef _Masks masks = _Masks(attribute_mask)
+    cdef list owns = [], aboves = []
+    cdef xmlNode* c
+    cdef xmlNode* parent
+    cdef xmlNode* up
+    for el in elements:
+        if not isinstance(el, cetree._Element) or (<cetree._Element>el)._c_node is NULL:
+            raise Unsupported("not an element")
+        c = (<cetree._Element>el)._c_node
+        parent = _parent(c)
+        if parent is NULL:
+            owns.append(masks.own(c))
+            aboves.append(0)
+            continue
+        owns.append(masks.own(c) | masks.own(parent))
+        up = _parent(parent)
+        aboves.append(masks.chain(up) if up is not NULL else 0)
+    return owns, aboves
+
+
+def markup_counts(root, tuple names, tuple sibling_tags):
+    """``pagetype._markup_counts``: ``(counts, total, biggest, itemtypes)``, the number of
+    elements of each tag of ``names`` (a list in that order), of elements in all, the largest
+    number of elements of one ``sibling_tags`` tag and one ``class`` under one parent, and
+    the raw ``itemtype`` values (in document order)."""
+    if not isinstance(root, cetree._Element) or (<cetree._Element>root)._c_node is NULL:
+        raise Unsupported("not an element")
+    cdef xmlNode* top = (<cetree._Element>root)._c_node
+    cdef xmlNode* c = top
+    cdef xmlNode* parent
+    cdef list encoded = [n.encode("utf-8") for n in names]
+    cdef list sibling_encoded = [n.encode("utf-8") for n in sibling_tags]
+    cdef Py_ssize_t n_names = len(encoded), n_siblings = len(sibling_encoded), k
+    cdef list counts = [0] * n_names
+    cdef Py_ssize_t total = 0
+    cdef dict siblings = {}
+    cdef list itemtypes = []
+    cdef const char* name
+    if top.type != tree.XML_ELEMENT_NODE:
+        raise Unsupported("not an element")
+    while c is not NULL:
+        if c.type == tree.XML_ELEMENT_NODE:
+            if c.ns is not NULL:
+                raise Unsupported("a namespaced element")
+            total += 1
+            name = <const char*>c.name
+            for k in range(n_names):
+                if strcmp(name, <const char*>encoded[k]) == 0:
+                    counts[k] += 1
+                    break
+            for k in range(n_siblings):
+                if strcmp(name, <const char*>sibling_encoded[k]) == 0:
+                    parent = _parent(c)
+                    cls = cetree.attributeValueFromNsName(
+                        c, NULL, <const unsigned char*>b"class"
+                    ) or ""
+                    key = (<size_t>parent, k, cls)
+                    siblings[key] = siblings.get(key, 0) + 1
+                    break
+            itemtype = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"itemtype")
+            if itemtype:
+                itemtypes.append(itemtype)
+            if c.children is not NULL:
+                c = c.children
+                continue
+        # the next node: a sibling, else the first ancestor's sibling (never past the top)
+        while c is not top and c.next is NULL:
+            c = c.parent
+        if c is top:
+            break
+        c = c.next
+    return counts, total, max(siblings.values(), default=0), itemtypes
