@@ -12,12 +12,14 @@ steps on and off. Where the module is not built, the compiled comparisons skip, 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from scrapy_boilerplate import parse
@@ -86,8 +88,8 @@ def _elements(doc: Any) -> list[Any]:
 def _masks_both(elements: list[Any]) -> tuple[Any, Any]:
     fn = features._element_masks_of
     return (
-        fn.compiled(elements, features._attribute_mask),  # type: ignore[misc]
-        fn.python(elements, features._attribute_mask),
+        fn.compiled(elements, features._value_mask),  # type: ignore[misc]
+        fn.python(elements, features._value_mask),
     )
 
 
@@ -149,11 +151,11 @@ def test_compiled_steps_refuse_what_they_were_not_written_for() -> None:
         pagetype._markup_counts.python(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS)
     )
     with pytest.raises(_compiled.Unsupported):
-        _speedups.element_masks(["not an element"], features._attribute_mask)
+        _speedups.element_masks(["not an element"], features._value_mask)
     comment = etree.Comment("c")
     etree.fromstring("<div/>").append(comment)
     with pytest.raises(_compiled.Unsupported):
-        _speedups.element_masks([comment], features._attribute_mask)
+        _speedups.element_masks([comment], features._value_mask)
 
 
 def _all_features(doc: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -183,3 +185,54 @@ def test_twins_match_python_on_generated_pages(html: str) -> None:
     assert compiled == python
     compiled, python = _counts_both(doc.root)
     assert compiled == python
+
+
+def _combined_mask(value: str | None, ident: str | None) -> int:
+    """The groups of ``class`` and ``id`` as the model was trained on them: the two values
+    joined by a space, lower-cased, split into ``[a-z]+`` words."""
+    if ident:
+        value = f"{value} {ident}" if value else ident
+    mask = 0
+    if value:
+        for token in re.findall(r"[a-z]+", value.lower()):
+            mask |= features._token_mask(token)
+    return mask
+
+
+_CLASS_TEXT = st.lists(
+    st.sampled_from([*"abcnotemrwsiK -_ΣσςİI\u212a\u0130ßẞ0", "COMMENT", "Nav"]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.none(), _CLASS_TEXT), st.one_of(st.none(), _CLASS_TEXT))
+def test_class_and_id_masked_apart_as_joined(value: str | None, ident: str | None) -> None:
+    """Masking ``class`` and ``id`` apart (and memoising each value) gives the groups of
+    the two joined: lower-casing never makes an ``a-z`` letter across the space."""
+    apart = (features._value_mask(value) if value else 0) | (
+        features._value_mask(ident) if ident else 0
+    )
+    assert apart == _combined_mask(value, ident)
+
+
+@pytest.mark.parametrize(
+    ("value", "ident"),
+    [
+        ("Comment-List", "post-1"),
+        ("", "sidebar"),
+        ("nav", ""),
+        (None, "\u212aomment"),
+        ("\u03a3OCIAL SHARE", None),
+    ],
+)
+def test_class_and_id_masked_apart_examples(value: str | None, ident: str | None) -> None:
+    el = etree.Element("div")
+    if value is not None:
+        el.set("class", value)
+    if ident is not None:
+        el.set("id", ident)
+    owns, _ = features._element_masks_of.python([el], features._value_mask)
+    assert owns == [_combined_mask(value, ident)]
+    if _speedups is not None:
+        assert _speedups.element_masks([el], features._value_mask) == ([owns[0]], [0])

@@ -41,12 +41,12 @@ cdef inline xmlNode* _parent(xmlNode* c) noexcept:
 cdef class _Masks:
     cdef dict owned  # node address -> groups of its own class and id
     cdef dict memo  # node address -> groups of it and every element above it
-    cdef object attribute_mask
+    cdef object value_mask
 
-    def __cinit__(self, attribute_mask):
+    def __cinit__(self, value_mask):
         self.owned = {}
         self.memo = {}
-        self.attribute_mask = attribute_mask
+        self.value_mask = value_mask
 
     cdef object own(self, xmlNode* c):
         key = <size_t>c
@@ -56,10 +56,9 @@ cdef class _Masks:
                 raise Unsupported("not an element")
             value = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"class")
             ident = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"id")
-            if value is None and ident is None:
-                mask = 0
-            else:
-                mask = self.attribute_mask(value, ident)
+            mask = (self.value_mask(value) if value else 0) | (
+                self.value_mask(ident) if ident else 0
+            )
             self.owned[key] = mask
         return mask
 
@@ -77,11 +76,11 @@ cdef class _Masks:
         return self.memo[<size_t>c]
 
 
-def element_masks(list elements, attribute_mask):
+def element_masks(list elements, value_mask):
     """``features._element_masks`` on the blocks' elements: ``(owns, aboves)``, each block's
-    groups of its own element and parent, and of every element above those;
-    ``attribute_mask(class, id)`` gives an element's groups (either value may be None)."""
-    cdef _Masks masks = _Masks(attribute_mask)
+    groups of its own element and parent, and of every element above those; an element's
+    groups are ``value_mask`` of its ``class`` and of its ``id``, where not empty."""
+    cdef _Masks masks = _Masks(value_mask)
     cdef list owns = [], aboves = []
     cdef xmlNode* c
     cdef xmlNode* parent

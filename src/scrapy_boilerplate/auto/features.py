@@ -94,6 +94,8 @@ _CLASS_TOKEN = re.compile(r"[a-z]+")
 #: pages and sites: utility classes, CMS themes); cleared when it grows past this
 _TOKEN_CACHE: dict[str, int] = {}
 _TOKEN_CACHE_SIZE = 200_000
+#: ``class`` / ``id`` value -> its groups (:func:`_value_mask`), bounded the same way
+_VALUE_CACHE: dict[str, int] = {}
 #: ``auto``'s compiled module (its twins' home)
 COMPILED = "scrapy_boilerplate.auto._speedups"
 
@@ -245,15 +247,19 @@ STOPLIST_SAMPLE_WORDS = 600
 ENGLISH_SHARE = 0.25
 
 
-def _attribute_mask(value: str | None, ident: str | None) -> int:
-    """The keyword groups of an element's ``class`` and ``id`` values (either may be None)."""
-    if ident:
-        value = f"{value} {ident}" if value else ident
-    mask = 0
-    if value:
+def _value_mask(value: str) -> int:
+    """The keyword groups of one ``class`` or ``id`` value: its words (``[a-z]+`` of the
+    value lower-cased) matched by :func:`_token_mask`; memoised for the process like the
+    tokens (a site's class values repeat on every element and page)."""
+    mask = _VALUE_CACHE.get(value)
+    if mask is None:
+        mask = 0
         token_mask = _token_mask
         for token in _CLASS_TOKEN.findall(value.lower()):
             mask |= token_mask(token)
+        if len(_VALUE_CACHE) >= _TOKEN_CACHE_SIZE:
+            _VALUE_CACHE.clear()
+        _VALUE_CACHE[value] = mask
     return mask
 
 
@@ -261,16 +267,18 @@ def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
     """Per block, the keyword groups of its own element and parent (``own``), and of every
     element above those (``above``), from the words of ``class`` and ``id``, lower-cased
     (:func:`_element_masks_of` on the blocks' elements)."""
-    return _element_masks_of([b.element for b in blocks], _attribute_mask)
+    return _element_masks_of([b.element for b in blocks], _value_mask)
 
 
 @_compiled.twin("element_masks", module=COMPILED)
 def _element_masks_of(
-    elements: list[Any], attribute_mask: Callable[[str | None, str | None], int]
+    elements: list[Any], value_mask: Callable[[str], int]
 ) -> tuple[list[int], list[int]]:
-    """:func:`_element_masks` on the blocks' elements, ``attribute_mask`` giving an
-    element's groups; compiled where ``_speedups`` is built (ancestors found by the tree's
-    pointers, memoised by node, without a proxy each)."""
+    """:func:`_element_masks` on the blocks' elements: an element's groups are those of its
+    ``class`` and of its ``id`` (``value_mask`` of each non-empty one: the words of one
+    never run into the other's, as they are split at anything but ``a-z``); compiled where
+    ``_speedups`` is built (ancestors found by the tree's pointers, memoised by node,
+    without a proxy each)."""
     owned: dict[Any, int] = {}  # element -> its own groups
     memo: dict[Any, int] = {}  # element -> groups of it and all above it
 
@@ -280,7 +288,7 @@ def _element_masks_of(
             get = el.get
             value = get("class")
             ident = get("id")
-            mask = 0 if value is None and ident is None else attribute_mask(value, ident)
+            mask = (value_mask(value) if value else 0) | (value_mask(ident) if ident else 0)
             owned[el] = mask
         return mask
 
