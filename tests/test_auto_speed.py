@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,9 @@ from lxml import etree
 from scrapy_boilerplate import parse
 from scrapy_boilerplate.auto import features, pagetype
 from scrapy_boilerplate.core import compiled as _compiled
+from scrapy_boilerplate.core.document import TextBlock
+from scrapy_boilerplate.extractors.justext import languages
+from scrapy_boilerplate.extractors.justext.algorithm import classify_context_free
 from test_properties import pages as generated_pages
 
 try:
@@ -236,3 +240,182 @@ def test_class_and_id_masked_apart_examples(value: str | None, ident: str | None
     assert owns == [_combined_mask(value, ident)]
     if _speedups is not None:
         assert _speedups.element_masks([el], features._value_mask) == ([owns[0]], [0])
+
+
+# --- the features computed on whole arrays, against the per-block loops they replace ---
+
+
+def _cf_both(blocks: list[Any], stoplist: frozenset[str]) -> tuple[list[str], list[str]]:
+    texts = [b.text for b in blocks]
+    words = [t.lower().split() for t in texts]
+    rows, ids = features._path_table([b.tag_path for b in blocks], blocks)
+    fast = features._context_free_classes(
+        texts,
+        np.array([len(t) for t in texts], dtype=np.float64),
+        np.array([len(w) for w in words], dtype=np.float64),
+        np.array([sum(map(stoplist.__contains__, w)) for w in words], dtype=np.float64),
+        np.array([b.link_chars for b in blocks], dtype=np.float64),
+        rows[ids, 2] > 0,
+        bool(stoplist),
+    )
+    if stoplist:
+        reference, _ = classify_context_free(blocks, stoplist)
+    else:
+        reference, _ = classify_context_free(
+            blocks, stoplist, stopwords_low=0.0, stopwords_high=0.0
+        )
+    return fast, reference
+
+
+CF_EDGE = (
+    "<html><body><p>" + "the of and to in a is that " * 12 + "</p>"
+    "<p>short one</p><p><a href='/'>a linked short one</a></p><p>see <a href='/'>x</a> here</p>"
+    "<p>" + "word " * 20 + "\u00a9 2024 " + "the and " * 20 + "</p>"
+    "<p>" + "Keine Stoppwörter hier, nur lange Wörter ohne Bedeutung " * 3 + "</p>"
+    "<select><option>" + "the of and to " * 10 + "</option></select>"
+    "<p>" + "the of and " * 3 + "x" * 40 + "</p><h2>A heading</h2>"
+    "<p>&amp;copy " + "the of " * 30 + "</p><p>" + "<a href='/'>the of</a> " * 30 + "</p>"
+    "<p></p><p>   </p></body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "doc"), [*DOCUMENTS, ("cf_edge", parse(CF_EDGE))], ids=[*IDS, "cf_edge"]
+)
+@pytest.mark.parametrize("stoplist", ["page", "English", "German", "none"])
+def test_context_free_classes_match_justext(name: str, doc: Any, stoplist: str) -> None:
+    blocks = doc.section_blocks()
+    if stoplist == "page":
+        words = features._stoplist(doc, blocks)
+    else:
+        words = frozenset() if stoplist == "none" else languages.stoplist(stoplist)
+    fast, reference = _cf_both(blocks, words)
+    assert fast == reference
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated_pages)
+def test_context_free_classes_match_justext_on_generated_pages(html: str) -> None:
+    blocks = parse(html).section_blocks()
+    for words in (languages.stoplist("English"), frozenset()):
+        fast, reference = _cf_both(blocks, words)
+        assert fast == reference
+
+
+def _reference_where_columns(blocks: list[Any], x: np.ndarray) -> dict[str, np.ndarray]:
+    """The tag, path and container columns as the model's training computed them: a loop
+    per block, the containers summed in Counters by xpath prefix."""
+    n = len(blocks)
+    col = features._INDEX
+    out = {name: np.zeros(n) for name in features.NAMES}
+    for i, b in enumerate(blocks):
+        kind = features._TAG_KIND.get(b.tag)
+        name = "tag_other" if kind is None else f"tag_{list(features.TAG_KINDS)[kind]}"
+        out[name][i] = 1.0
+        path = b.tag_path.split(".")
+        out["depth"][i] = len(path)
+        out["heading"][i] = b.is_heading
+        for t in set(path[:-1]):
+            if t in features.ANCESTOR_TAGS:
+                out[f"in_{t}"][i] = 1.0
+    chars = np.array([len(b.text) for b in blocks], dtype=np.float64)
+    links = np.array([b.link_chars for b in blocks], dtype=np.float64)
+    good = x[:, col["justext_good"]].astype(np.float64)
+    total = float(chars.sum()) or 1.0
+    for prefix, cut in (("parent", 1), ("grand", 2)):
+        keys = [b.xpath.rsplit("/", cut + 1)[0] if b.xpath.count("/") > cut else "" for b in blocks]
+        group_chars: Counter[str] = Counter()
+        group_blocks: Counter[str] = Counter()
+        group_links: Counter[str] = Counter()
+        group_good: Counter[str] = Counter()
+        for key, c, lk, g in zip(keys, chars, links, good, strict=True):
+            group_chars[key] += c
+            group_blocks[key] += 1
+            group_links[key] += lk
+            group_good[key] += c * g
+        gc = np.array([group_chars[k] for k in keys])
+        out[f"{prefix}_share"] = gc / total
+        out[f"{prefix}_blocks"] = np.log1p([group_blocks[k] for k in keys])
+        out[f"{prefix}_link_density"] = np.minimum(
+            1.0, np.array([group_links[k] for k in keys]) / np.maximum(gc, 1.0)
+        )
+        out[f"{prefix}_good_share"] = np.array([group_good[k] for k in keys]) / np.maximum(gc, 1.0)
+    names = [
+        *(f"tag_{k}" for k in features.TAG_KINDS),
+        "tag_other",
+        "depth",
+        "heading",
+        *(f"in_{t}" for t in features.ANCESTOR_TAGS),
+        *(f"{p}_{f}" for p in ("parent", "grand") for f in ("share", "blocks", "link_density")),
+        "parent_good_share",
+        "grand_good_share",
+    ]
+    return {name: out[name].astype(np.float32) for name in names}
+
+
+def _check_where_columns(doc: Any) -> None:
+    blocks = doc.section_blocks()
+    x = features.block_features(doc, blocks)
+    for name, expected in _reference_where_columns(blocks, x).items():
+        assert np.array_equal(x[:, features._INDEX[name]], expected), name
+
+
+@pytest.mark.parametrize(
+    ("name", "doc"), [*DOCUMENTS, ("cf_edge", parse(CF_EDGE))], ids=[*IDS, "cf_edge"]
+)
+def test_where_columns_match_the_loops(name: str, doc: Any) -> None:
+    _check_where_columns(doc)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated_pages)
+def test_where_columns_match_the_loops_on_generated_pages(html: str) -> None:
+    _check_where_columns(parse(html))
+
+
+_WORDS = st.sampled_from(["the", "of", "and", "der", "und", "word", "Text", "x" * 9, "\u00a9"])
+_PATHS = st.sampled_from(
+    [
+        "html.body.p",
+        "html.body.div.h2",
+        "html.body.form.select.option",
+        "html.body.datalist.option",
+        "html.body.selection.p",
+        "html.body.ul.li.a",
+        "html.body.h1x.p",
+    ]
+)
+
+
+@st.composite
+def _synthetic_blocks(draw: st.DrawFn) -> list[TextBlock]:
+    blocks = []
+    for i in range(draw(st.integers(0, 12))):
+        words = draw(st.lists(_WORDS, max_size=60))
+        text = " ".join(words) + draw(st.sampled_from(["", " &copy", "&COPY", " "]))
+        size = draw(st.sampled_from([None, 69, 70, 71, 199, 200, 201]))
+        if size is not None:  # exactly at jusText's length limits
+            text = (text + " the" * 60)[:size]
+        path = draw(_PATHS)
+        blocks.append(
+            TextBlock(
+                text=text,
+                element=None,
+                tag=path.rsplit(".", 1)[-1],
+                xpath=f"/html/body/p[{i + 1}]",
+                tag_path=path,
+                link_chars=draw(st.integers(0, len(text) + 2)),
+            )
+        )
+    return blocks
+
+
+@settings(max_examples=300, deadline=None)
+@given(_synthetic_blocks())
+def test_context_free_classes_match_justext_on_any_blocks(blocks: list[TextBlock]) -> None:
+    """Every rule at its edges: lengths around 70 and 200, densities around the thresholds,
+    one link character, copyright signs, a ``select`` on the path (or a tag that only
+    starts so), headings."""
+    for words in (languages.stoplist("English"), languages.stoplist("German"), frozenset()):
+        fast, reference = _cf_both(blocks, words)
+        assert fast == reference

@@ -24,6 +24,7 @@ Everything is computed in a few passes over the blocks; nothing here parses agai
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections import Counter
@@ -36,6 +37,7 @@ from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import Document, TextBlock
 from scrapy_boilerplate.extractors.justext import languages
 from scrapy_boilerplate.extractors.justext.algorithm import (
+    BAD,
     GOOD,
     NEAR_GOOD,
     SHORT,
@@ -387,25 +389,84 @@ def language_code(name: str) -> str:
     return languages.iso_code(name) or name
 
 
-def _justext_classes(
-    doc: Document, blocks: list[TextBlock]
-) -> tuple[list[str], list[str], frozenset[str]]:
+def _stoplist(doc: Document, blocks: list[TextBlock]) -> frozenset[str]:
+    """The page's stoplist (:func:`page_language`; empty for the language-independent mode)."""
     language = page_language(doc, blocks)
-    stoplist = frozenset() if language == languages.INDEPENDENT else languages.stoplist(language)
-    if stoplist:
-        cf, headings = classify_context_free(blocks, stoplist)
-    else:
-        cf, headings = classify_context_free(
-            blocks, stoplist, stopwords_low=0.0, stopwords_high=0.0
-        )
-    final = classify_context_sensitive(blocks, cf, headings)
-    return cf, final, stoplist
+    return frozenset() if language == languages.INDEPENDENT else languages.stoplist(language)
+
+
+#: :func:`classify_context_free`'s own defaults, which :func:`_context_free_classes` applies
+_CF_DEFAULTS = {
+    name: p.default for name, p in inspect.signature(classify_context_free).parameters.items()
+}
+_CF_CODES = (GOOD, NEAR_GOOD, SHORT, BAD)
+
+
+def _context_free_classes(
+    texts: list[str],
+    chars: np.ndarray,
+    n_words: np.ndarray,
+    stop: np.ndarray,
+    links: np.ndarray,
+    in_select: np.ndarray,
+    has_stoplist: bool,
+) -> list[str]:
+    """jusText's context-free classes (:func:`classify_context_free` with its defaults, and
+    no stopword thresholds without a stoplist), from the counts the features make anyway
+    (``stop``: stopwords among the ``n_words`` lower-cased words of each of ``texts``;
+    ``in_select``: a ``select`` on the block's tag path): the same rules, in their order,
+    on whole arrays."""
+    d = _CF_DEFAULTS
+    low, high = (d["stopwords_low"], d["stopwords_high"]) if has_stoplist else (0.0, 0.0)
+    stopword_density = np.where((n_words > 0) & has_stoplist, stop / np.maximum(n_words, 1.0), 0.0)
+    link_density = np.where(chars > 0, links / np.maximum(chars, 1.0), 0.0)
+    copyright = np.array(["\xa9" in t or "&copy" in t for t in texts], dtype=bool)
+    short = chars < d["length_low"]
+    codes = np.select(
+        [
+            (link_density > d["max_link_density"]) | copyright | in_select | (short & (links > 0)),
+            short,
+            stopword_density >= high,
+            stopword_density >= low,
+        ],
+        [3, 2, np.where(chars > d["length_high"], 0, 1), 1],
+        default=3,
+    )
+    return [_CF_CODES[c] for c in codes.tolist()]
 
 
 def _title_words(doc: Document) -> frozenset[str]:
     title = doc.root.find(".//title")
     text = "".join(title.itertext()) if title is not None else ""
     return frozenset(w for w in re.findall(r"\w+", text.lower()) if len(w) > 2)
+
+
+def _ids(keys: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Each key's number (in order of first appearance) and the distinct keys."""
+    numbers: dict[str, int] = {}
+    ids = np.array([numbers.setdefault(k, len(numbers)) for k in keys], dtype=np.intp)
+    return ids, list(numbers)
+
+
+def _path_table(paths: list[str], blocks: list[TextBlock]) -> tuple[np.ndarray, np.ndarray]:
+    """Per distinct tag path (``rows``: depth, heading, a ``select`` on it, then a flag per
+    :data:`ANCESTOR_TAGS` above the block) and each block's row (``ids``)."""
+    ids, distinct = _ids(paths)
+    first: dict[str, int] = {}
+    for i, path in enumerate(paths):
+        first.setdefault(path, i)
+    rows = np.zeros((len(distinct), 3 + len(ANCESTOR_TAGS)), dtype=np.float64)
+    ancestor_index = {t: 3 + k for k, t in enumerate(ANCESTOR_TAGS)}
+    for r, path in enumerate(distinct):
+        tags = path.split(".")
+        rows[r, 0] = len(tags)
+        rows[r, 1] = blocks[first[path]].is_heading
+        rows[r, 2] = "select" in tags
+        for t in set(tags[:-1]):
+            k = ancestor_index.get(t)
+            if k is not None:
+                rows[r, k] = 1.0
+    return rows, ids
 
 
 def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.ndarray:
@@ -416,7 +477,7 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x = np.zeros((n, WIDTH), dtype=np.float32)
     if not n:
         return x
-    cf, final, stoplist = _justext_classes(doc, blocks)
+    stoplist = _stoplist(doc, blocks)
     texts = [b.text for b in blocks]
     chars = np.array([len(t) for t in texts], dtype=np.float64)
     lowers = [t.lower() for t in texts]
@@ -427,6 +488,13 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     link_density = np.minimum(1.0, links / np.maximum(chars, 1.0))
     safe_words = np.maximum(n_words, 1.0)
     stop_density = stop / safe_words
+    # what a tag path says, once per distinct path (a page has far fewer paths than blocks)
+    path_rows, path_ids = _path_table([b.tag_path for b in blocks], blocks)
+    headings = path_rows[path_ids, 1]
+    cf = _context_free_classes(
+        texts, chars, n_words, stop, links, path_rows[path_ids, 2] > 0, bool(stoplist)
+    )
+    final = classify_context_sensitive(blocks, cf, (headings > 0).tolist())
     good = np.array([c == GOOD for c in final], dtype=np.float64)
 
     col = _INDEX
@@ -446,7 +514,6 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["copyright"]] = [any(c in t for c in _COPYRIGHT) for t in lowers]
     x[:, col["separators"]] = separators / safe_words
     x[:, col["markup_per_word"]] = [b.tags_count for b in blocks] / safe_words
-    x[:, col["heading"]] = [b.is_heading for b in blocks]
 
     for name, cls in (("cf_good", GOOD), ("cf_near_good", NEAR_GOOD), ("cf_short", SHORT)):
         x[:, col[name]] = [c == cls for c in cf]
@@ -455,18 +522,12 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
 
     other = col["tag_other"]
     first_tag = col["tag_p"]
-    for i, b in enumerate(blocks):
-        kind = _TAG_KIND.get(b.tag)
-        x[i, other if kind is None else first_tag + kind] = 1.0
-    paths = [b.tag_path.split(".") for b in blocks]
-    x[:, col["depth"]] = [len(p) for p in paths]
+    tag_kind = _TAG_KIND.get
+    x[np.arange(n), [first_tag + tag_kind(b.tag, other - first_tag) for b in blocks]] = 1.0
+    x[:, col["depth"]] = path_rows[path_ids, 0]
+    x[:, col["heading"]] = headings
     first_in = col[f"in_{ANCESTOR_TAGS[0]}"]
-    ancestor_index = {t: first_in + k for k, t in enumerate(ANCESTOR_TAGS)}
-    for i, path in enumerate(paths):
-        for t in set(path[:-1]):
-            k = ancestor_index.get(t)
-            if k is not None:
-                x[i, k] = 1.0
+    x[:, first_in : first_in + len(ANCESTOR_TAGS)] = path_rows[path_ids, 3:]
 
     owns, aboves = _element_masks(blocks)
     own0, above0 = col[f"own_{_GROUPS[0]}"], col[f"above_{_GROUPS[0]}"]
@@ -475,24 +536,23 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, above0 : above0 + len(_GROUPS)] = (np.array(aboves, dtype=np.int64)[:, None] & bits) > 0
 
     total = float(chars.sum()) or 1.0
-    for prefix, cut in (("parent", 1), ("grand", 2)):
-        keys = [b.xpath.rsplit("/", cut + 1)[0] if b.xpath.count("/") > cut else "" for b in blocks]
-        group_chars: Counter[str] = Counter()
-        group_blocks: Counter[str] = Counter()
-        group_links: Counter[str] = Counter()
-        group_good: Counter[str] = Counter()
-        for key, c, lk, g in zip(keys, chars, links, good, strict=True):
-            group_chars[key] += c
-            group_blocks[key] += 1
-            group_links[key] += lk
-            group_good[key] += c * g
-        gc = np.array([group_chars[k] for k in keys])
+    parent_keys = [
+        xpath.rsplit("/", 2)[0] if xpath.count("/") > 1 else ""
+        for xpath in (b.xpath for b in blocks)
+    ]
+    parent_ids, parents = _ids(parent_keys)
+    # the grandparent's key is the parent's without its last step (none above /html/body)
+    grand_of, _ = _ids([k.rsplit("/", 1)[0] if "/" in k else "" for k in parents])
+    good_chars = chars * good
+    for prefix, ids in (("parent", parent_ids), ("grand", grand_of[parent_ids])):
+        # sums of whole numbers, so exact in any order
+        gc = np.bincount(ids, weights=chars)[ids]
         x[:, col[f"{prefix}_share"]] = gc / total
-        x[:, col[f"{prefix}_blocks"]] = np.log1p([group_blocks[k] for k in keys])
+        x[:, col[f"{prefix}_blocks"]] = np.log1p(np.bincount(ids)[ids])
         x[:, col[f"{prefix}_link_density"]] = np.minimum(
-            1.0, np.array([group_links[k] for k in keys]) / np.maximum(gc, 1.0)
+            1.0, np.bincount(ids, weights=links)[ids] / np.maximum(gc, 1.0)
         )
-        x[:, col[f"{prefix}_good_share"]] = np.array([group_good[k] for k in keys]) / np.maximum(
+        x[:, col[f"{prefix}_good_share"]] = np.bincount(ids, weights=good_chars)[ids] / np.maximum(
             gc, 1.0
         )
 
