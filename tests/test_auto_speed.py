@@ -92,7 +92,7 @@ def _elements(doc: Any) -> list[Any]:
 def _masks_both(elements: list[Any]) -> tuple[Any, Any]:
     fn = features._element_masks_of
     return (
-        fn.compiled(elements, features._value_mask),  # type: ignore[misc]
+        fn.compiled(elements, features._KEYWORD_BITS),  # type: ignore[misc]
         fn.python(elements, features._value_mask),
     )
 
@@ -155,11 +155,11 @@ def test_compiled_steps_refuse_what_they_were_not_written_for() -> None:
         pagetype._markup_counts.python(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS)
     )
     with pytest.raises(_compiled.Unsupported):
-        _speedups.element_masks(["not an element"], features._value_mask)
+        _speedups.element_masks(["not an element"], features._KEYWORD_BITS)
     comment = etree.Comment("c")
     etree.fromstring("<div/>").append(comment)
     with pytest.raises(_compiled.Unsupported):
-        _speedups.element_masks([comment], features._value_mask)
+        _speedups.element_masks([comment], features._KEYWORD_BITS)
 
 
 def _all_features(doc: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -220,6 +220,35 @@ def test_class_and_id_masked_apart_as_joined(value: str | None, ident: str | Non
     assert apart == _combined_mask(value, ident)
 
 
+@needs_build
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(
+        _CLASS_TEXT,
+        st.text(max_size=40),
+        st.lists(
+            st.sampled_from([*features._KEYWORD_BITS, "-", " ", "x", "\u0130", "\u212a", "\u03a3"]),
+            max_size=8,
+        ).map("".join),
+    )
+)
+def test_compiled_value_mask_matches_python(value: str) -> None:
+    """The compiled trie gives every word the groups of the keywords it starts with."""
+    features._VALUE_CACHE.clear()
+    assert _speedups.value_mask(value, features._KEYWORD_BITS) == features._value_mask(value)
+
+
+@needs_build
+def test_compiled_keywords_follow_their_table() -> None:
+    """The trie is built from the table it is given (and rebuilt for another one)."""
+    table = {"ab": 1, "abc": 2, "b": 4, "a-b": 8, "": 16}
+    assert _speedups.value_mask("abcd AB-b x", table) == 1 | 2 | 4
+    assert _speedups.value_mask("a", table) == 0
+    assert _speedups.value_mask("comments", features._KEYWORD_BITS) == features._value_mask(
+        "comments"
+    )
+
+
 @pytest.mark.parametrize(
     ("value", "ident"),
     [
@@ -239,7 +268,7 @@ def test_class_and_id_masked_apart_examples(value: str | None, ident: str | None
     owns, _ = features._element_masks_of.python([el], features._value_mask)
     assert owns == [_combined_mask(value, ident)]
     if _speedups is not None:
-        assert _speedups.element_masks([el], features._value_mask) == ([owns[0]], [0])
+        assert _speedups.element_masks([el], features._KEYWORD_BITS) == ([owns[0]], [0])
 
 
 # --- the features computed on whole arrays, against the per-block loops they replace ---

@@ -4,10 +4,12 @@
 declares its twin with ``core.compiled.twin``); ``tests/test_auto_speed.py`` holds each
 pair to the same output:
 
-- :func:`element_masks` is ``features._element_masks``: the keyword groups of each
+- :func:`element_masks` is ``features._element_masks_of``: the keyword groups of each
   block's element, its parent and everything above, with the ancestors found by libxml2's
-  parent pointers and memoised by node instead of through a proxy per ancestor; the words
-  of a ``class`` / ``id`` are still matched by the same Python function;
+  parent pointers and memoised by node instead of through a proxy per ancestor, and the
+  words of a ``class`` / ``id`` (the value lower-cased by Python) matched against a trie
+  of the keywords (:func:`value_mask` is ``features._value_mask``) instead of a
+  dictionary look-up per prefix of each word;
 - :func:`markup_counts` is ``pagetype._markup_counts``: the page's elements counted by
   tag, its largest group of look-alike siblings and its microdata types, in one walk over
   the tree's pointers instead of a proxy per element.
@@ -19,6 +21,8 @@ are at hand; without it ``auto`` runs on the Python functions, slower and otherw
 same.
 """
 
+from cpython cimport array
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
 from libc.string cimport strcmp
 
 from lxml.includes cimport tree
@@ -26,6 +30,8 @@ from lxml.includes.tree cimport xmlNode
 cimport lxml.includes.etreepublic as cetree
 
 cetree.import_lxml__etree()
+
+import array
 
 from scrapy_boilerplate.core._speedups import Unsupported
 
@@ -38,15 +44,80 @@ cdef inline xmlNode* _parent(xmlNode* c) noexcept:
     return c
 
 
+cdef class _Keywords:
+    """The keywords of ``features._KEYWORD_BITS`` as a trie over ``a``..``z``: a word's
+    groups are the bits met on its way down (those of every keyword it starts with)."""
+
+    cdef object source  # the dict it was built from
+    cdef array.array children  # 26 per node, -1: none
+    cdef array.array bits  # per node: the groups of the keyword ending there
+
+    def __cinit__(self, dict keyword_bits):
+        self.source = keyword_bits
+        self.children = array.array("i", [-1] * 26)
+        self.bits = array.array("q", [0])
+        cdef int node, k
+        for word, mask in keyword_bits.items():
+            if not word or not all("a" <= ch <= "z" for ch in word):
+                continue  # never a word of [a-z]+
+            node = 0
+            for ch in word:
+                k = ord(ch) - 97
+                if self.children[node * 26 + k] < 0:
+                    self.children[node * 26 + k] = len(self.bits)
+                    self.children.extend([-1] * 26)
+                    self.bits.append(0)
+                node = self.children[node * 26 + k]
+            self.bits[node] |= mask
+
+    cdef long long value_mask(self, str value) except? -1:
+        """``features._value_mask``: the groups of the ``[a-z]+`` words of the value
+        lower-cased (by Python's own ``str.lower``)."""
+        cdef str lowered = value.lower()
+        cdef int kind = PyUnicode_KIND(lowered)
+        cdef void* data = PyUnicode_DATA(lowered)
+        cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(lowered)
+        cdef unsigned int ch
+        cdef int node = 0  # 0 at a word's start; -1 past every keyword of this word
+        cdef long long mask = 0
+        cdef int* children = self.children.data.as_ints
+        cdef long long* bits = self.bits.data.as_longlongs
+        for i in range(n):
+            ch = <unsigned int>PyUnicode_READ(kind, data, i)
+            if 97 <= ch <= 122:
+                if node >= 0:
+                    node = children[node * 26 + (ch - 97)]
+                    if node >= 0:
+                        mask |= bits[node]
+            else:
+                node = 0
+        return mask
+
+
+cdef _Keywords _keywords = None
+
+
+cdef _Keywords _keywords_of(dict keyword_bits):
+    global _keywords
+    if _keywords is None or _keywords.source is not keyword_bits:
+        _keywords = _Keywords(keyword_bits)
+    return _keywords
+
+
+def value_mask(str value, dict keyword_bits):
+    """``features._value_mask`` with the keywords ``keyword_bits`` (word -> groups)."""
+    return _keywords_of(keyword_bits).value_mask(value)
+
+
 cdef class _Masks:
     cdef dict owned  # node address -> groups of its own class and id
     cdef dict memo  # node address -> groups of it and every element above it
-    cdef object value_mask
+    cdef _Keywords keywords
 
-    def __cinit__(self, value_mask):
+    def __cinit__(self, _Keywords keywords):
         self.owned = {}
         self.memo = {}
-        self.value_mask = value_mask
+        self.keywords = keywords
 
     cdef object own(self, xmlNode* c):
         key = <size_t>c
@@ -56,8 +127,8 @@ cdef class _Masks:
                 raise Unsupported("not an element")
             value = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"class")
             ident = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"id")
-            mask = (self.value_mask(value) if value else 0) | (
-                self.value_mask(ident) if ident else 0
+            mask = (self.keywords.value_mask(value) if value else 0) | (
+                self.keywords.value_mask(ident) if ident else 0
             )
             self.owned[key] = mask
         return mask
@@ -76,11 +147,13 @@ cdef class _Masks:
         return self.memo[<size_t>c]
 
 
-def element_masks(list elements, value_mask):
-    """``features._element_masks`` on the blocks' elements: ``(owns, aboves)``, each block's
-    groups of its own element and parent, and of every element above those; an element's
-    groups are ``value_mask`` of its ``class`` and of its ``id``, where not empty."""
-    cdef _Masks masks = _Masks(value_mask)
+def element_masks(list elements, dict keyword_bits):
+    """``features._element_masks_of`` on the blocks' elements: ``(owns, aboves)``, each
+    block's groups of its own element and parent, and of every element above those; an
+    element's groups are those of the ``[a-z]+`` words of its ``class`` and of its ``id``
+    lower-cased, by the keywords ``keyword_bits`` (word -> groups: a word has those of
+    every keyword it starts with)."""
+    cdef _Masks masks = _Masks(_keywords_of(keyword_bits))
     cdef list owns = [], aboves = []
     cdef xmlNode* c
     cdef xmlNode* parent

@@ -272,7 +272,11 @@ def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
     return _element_masks_of([b.element for b in blocks], _value_mask)
 
 
-@_compiled.twin("element_masks", module=COMPILED)
+@_compiled.twin(
+    "element_masks",
+    module=COMPILED,
+    arguments=lambda elements, value_mask: (elements, _KEYWORD_BITS),
+)
 def _element_masks_of(
     elements: list[Any], value_mask: Callable[[str], int]
 ) -> tuple[list[int], list[int]]:
@@ -280,7 +284,8 @@ def _element_masks_of(
     ``class`` and of its ``id`` (``value_mask`` of each non-empty one: the words of one
     never run into the other's, as they are split at anything but ``a-z``); compiled where
     ``_speedups`` is built (ancestors found by the tree's pointers, memoised by node,
-    without a proxy each)."""
+    without a proxy each; the words matched by a trie of :data:`KEYWORDS`, as
+    ``value_mask`` matches them by default)."""
     owned: dict[Any, int] = {}  # element -> its own groups
     memo: dict[Any, int] = {}  # element -> groups of it and all above it
 
