@@ -448,3 +448,45 @@ def test_context_free_classes_match_justext_on_any_blocks(blocks: list[TextBlock
     for words in (languages.stoplist("English"), languages.stoplist("German"), frozenset()):
         fast, reference = _cf_both(blocks, words)
         assert fast == reference
+
+
+_PIECES = st.sampled_from(
+    [
+        "a",
+        "Word",
+        " ",
+        "\n",
+        "\u00a0",
+        "\x1c",
+        ".",
+        "!",
+        "?",
+        "$",
+        "\u20ac",
+        "5",
+        "USD",
+        "EUR",
+        "GBPx",
+        "\u00a9",
+        "&copy",
+        "copyright",
+        "all rights reserved",
+        "\x00",
+        "\u00e9",
+    ]
+)
+_TEXTS = st.lists(st.lists(_PIECES, max_size=12).map("".join), max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXTS)
+def test_matches_per_block_as_findall_per_text(texts: list[str]) -> None:
+    """One scan of the joined texts counts what ``findall`` counts in each (sentence ends,
+    copyright marks, prices: the patterns it is used with)."""
+    for pattern in (features._SENTENCE, features._COPYRIGHT_ANY, pagetype._PRICE):
+        got = features.matches_per_block(pattern, texts)
+        assert got.tolist() == [len(pattern.findall(t)) for t in texts]
+    lowers = [t.lower() for t in texts]
+    assert (features.matches_per_block(features._COPYRIGHT_ANY, lowers) > 0).tolist() == [
+        any(c in t for c in features._COPYRIGHT) for t in lowers
+    ]

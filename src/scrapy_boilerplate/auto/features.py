@@ -240,6 +240,7 @@ _ENDS = frozenset(".!?:")
 _CLOSERS = frozenset("\"')]\u201d\u2019")
 _SENTENCE = re.compile(r"[.!?](?=\s+\w)")
 _COPYRIGHT = ("\u00a9", "&copy", "copyright", "all rights reserved")
+_COPYRIGHT_ANY = re.compile("|".join(map(re.escape, _COPYRIGHT)))
 #: Words of the page (in block order) over which its stoplist is guessed when it declares
 #: no language: enough to tell the language (guessing costs a count per stopword and
 #: language, so jusText's sample of 20,000 words would be most of the features' time).
@@ -351,6 +352,23 @@ def _per_block(flags: np.ndarray, starts: np.ndarray, chars: np.ndarray, n: int)
     cum = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
     ends = starts + chars.astype(np.int64)
     return (cum[ends] - cum[starts]).astype(np.float64) if n else np.zeros(0)
+
+
+#: What :func:`matches_per_block` joins the texts with: no pattern it is given matches it
+#: or anything across it, and it is neither a word character nor whitespace, so a lookahead
+#: or a word boundary at a block's end sees what it sees at the end of a string.
+BLOCK_SEPARATOR = "\x00"
+
+
+def matches_per_block(pattern: re.Pattern[str], texts: list[str]) -> np.ndarray:
+    """The number of ``pattern.findall(text)`` matches of each text, in one scan of the
+    texts joined by :data:`BLOCK_SEPARATOR` (for a pattern that never matches it, whose
+    lookarounds and boundaries treat it as the end of the text)."""
+    if not texts:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum([len(t) + 1 for t in texts])  # where each text's successor starts
+    starts = [m.start() for m in pattern.finditer(BLOCK_SEPARATOR.join(texts))]
+    return np.bincount(np.searchsorted(ends, starts, side="right"), minlength=len(texts))
 
 
 def _ends_sentence(text: str) -> bool:
@@ -515,8 +533,8 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["digit_ratio"]] = digits / safe_chars
     x[:, col["capital_ratio"]] = capitals / safe_words
     x[:, col["ends_sentence"]] = [_ends_sentence(t) for t in texts]
-    x[:, col["sentences"]] = np.log1p([len(_SENTENCE.findall(t)) for t in texts])
-    x[:, col["copyright"]] = [any(c in t for c in _COPYRIGHT) for t in lowers]
+    x[:, col["sentences"]] = np.log1p(matches_per_block(_SENTENCE, texts))
+    x[:, col["copyright"]] = matches_per_block(_COPYRIGHT_ANY, lowers) > 0
     x[:, col["separators"]] = separators / safe_words
     x[:, col["markup_per_word"]] = [b.tags_count for b in blocks] / safe_words
 

@@ -206,7 +206,8 @@ def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.n
         x[col["good_share"]] = float(block_x[0, bcol("page_good_share")])
         x[col["link_density"]] = float(block_x[0, bcol("page_link_density")])
         x[col["long_blocks"]] = math.log1p(int((chars > 200).sum()))
-        x[col["prices"]] = math.log1p(sum(1 for b in blocks if _PRICE.search(b.text)))
+        priced = block_features_module.matches_per_block(_PRICE, [b.text for b in blocks])
+        x[col["prices"]] = math.log1p(int((priced > 0).sum()))
         x[col["heading_share"]] = float(block_x[:, bcol("heading")].mean())
         x[col["list_share"]] = float(block_x[:, bcol("tag_li")].mean())
     return x
