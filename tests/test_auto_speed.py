@@ -331,9 +331,10 @@ def test_context_free_classes_match_justext_on_generated_pages(html: str) -> Non
         assert fast == reference
 
 
-def _reference_where_columns(blocks: list[Any], x: np.ndarray) -> dict[str, np.ndarray]:
-    """The tag, path and container columns as the model's training computed them: a loop
-    per block, the containers summed in Counters by xpath prefix."""
+def _reference_where_columns(doc: Any, blocks: list[Any], x: np.ndarray) -> dict[str, np.ndarray]:
+    """The tag, path, container and neighbour columns as the model's training computed
+    them: a loop per block, the containers summed in Counters by xpath prefix, a shifted
+    copy per neighbour (and the title's words from ``find(".//title")``)."""
     n = len(blocks)
     col = features._INDEX
     out = {name: np.zeros(n) for name in features.NAMES}
@@ -369,7 +370,30 @@ def _reference_where_columns(blocks: list[Any], x: np.ndarray) -> dict[str, np.n
             1.0, np.array([group_links[k] for k in keys]) / np.maximum(gc, 1.0)
         )
         out[f"{prefix}_good_share"] = np.array([group_good[k] for k in keys]) / np.maximum(gc, 1.0)
+    log_chars = x[:, col["log_chars"]]
+    link_density = np.minimum(1.0, links / np.maximum(chars, 1.0))
+    stop_density = x[:, col["stopword_density"]].astype(np.float64)
+    neighbours = []
+    for o in features._NEIGHBOURS:
+        for f, values, pad in (
+            ("log_chars", log_chars, 0.0),
+            ("link_density", link_density, 1.0),
+            ("stopword_density", stop_density, 0.0),
+            ("good", good, 0.0),
+        ):
+            shifted = np.full(n, pad, dtype=np.float64)
+            if o < 0:
+                shifted[-o:] = values[: n + o]
+            else:
+                shifted[: n - o] = values[o:]
+            out[f"n{o:+d}_{f}"] = shifted
+            neighbours.append(f"n{o:+d}_{f}")
+    title = doc.root.find(".//title")
+    text = "".join(title.itertext()) if title is not None else ""
+    title_words = frozenset(w for w in re.findall(r"\w+", text.lower()) if len(w) > 2)
+    assert features._title_words(doc) == title_words
     names = [
+        *neighbours,
         *(f"tag_{k}" for k in features.TAG_KINDS),
         "tag_other",
         "depth",
@@ -385,7 +409,7 @@ def _reference_where_columns(blocks: list[Any], x: np.ndarray) -> dict[str, np.n
 def _check_where_columns(doc: Any) -> None:
     blocks = doc.section_blocks()
     x = features.block_features(doc, blocks)
-    for name, expected in _reference_where_columns(blocks, x).items():
+    for name, expected in _reference_where_columns(doc, blocks, x).items():
         assert np.array_equal(x[:, features._INDEX[name]], expected), name
 
 
@@ -490,3 +514,60 @@ def test_matches_per_block_as_findall_per_text(texts: list[str]) -> None:
     assert (features.matches_per_block(features._COPYRIGHT_ANY, lowers) > 0).tolist() == [
         any(c in t for c in features._COPYRIGHT) for t in lowers
     ]
+
+
+def _char_counts_per_flag(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The reference of ``features._char_counts``: a running sum per flag."""
+    n = len(texts)
+    cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    table = features._CHAR_BITS
+    bits = table[np.minimum(cps, len(table) - 1)]
+    bits[cps >= len(table)] = 0
+    starts = np.concatenate(([0], np.cumsum(chars[:-1]))).astype(np.int64)
+    after_space = np.empty(len(bits), dtype=bool)
+    if len(bits):
+        after_space[0] = True
+        after_space[1:] = (bits[:-1] & features._SPACE) != 0
+        after_space[starts[chars > 0]] = True
+
+    def per_block(flags: np.ndarray) -> np.ndarray:
+        cum = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
+        ends = starts + chars.astype(np.int64)
+        return (cum[ends] - cum[starts]).astype(np.float64) if n else np.zeros(0)
+
+    counts = [
+        per_block((bits & flag) != 0)
+        for flag in (features._DIGIT, features._PUNCT, features._SEPARATOR)
+    ]
+    counts.append(per_block(((bits & features._CAPITAL_LETTER) != 0) & after_space))
+    return tuple(counts)
+
+
+_CHAR_PIECES = st.sampled_from(
+    [
+        "a",
+        "A",
+        "\u00c9",
+        "\u0391",
+        "\u0416",
+        "\u00d7",
+        " ",
+        "\u00a0",
+        "5",
+        ".",
+        "|",
+        "\u00bb",
+        "\U0001f600",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_CHAR_PIECES, max_size=10).map("".join), min_size=1, max_size=8))
+def test_char_counts_as_one_running_sum_per_flag(texts: list[str]) -> None:
+    chars = np.array([len(t) for t in texts], dtype=np.float64)
+    got = features._char_counts(texts, chars)
+    expected = _char_counts_per_flag(texts, chars)
+    assert len(got) == len(expected) == 4
+    for a, b in zip(got, expected, strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b)

@@ -83,6 +83,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 _GROUPS = tuple(KEYWORDS)
 _GROUP_BIT = {g: 1 << i for i, g in enumerate(_GROUPS)}
+_BITS = np.array([1 << k for k in range(len(_GROUPS))], dtype=np.int64)
 #: keyword -> its group's bit, and the keyword lengths (a token matches the keywords it
 #: starts with: ``commentlist``, ``relatedposts``, ``sidebar``)
 _KEYWORD_BITS: dict[str, int] = {}
@@ -330,7 +331,6 @@ def _char_counts(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:
     """Per block: ASCII digits, punctuation ``.,;:!?``, separators ``|•·›»/`` and words
     that start with a capital letter (Latin, Greek, Cyrillic), over every block's text at
     once (one array of code points, no loop per character)."""
-    n = len(texts)
     cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     bits = _CHAR_BITS[np.minimum(cps, len(_CHAR_BITS) - 1)]
     bits[cps >= len(_CHAR_BITS)] = 0
@@ -341,17 +341,14 @@ def _char_counts(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:
         after_space[0] = True
         after_space[1:] = (bits[:-1] & _SPACE) != 0
         after_space[starts[chars > 0]] = True
-    counts = []
-    for flag in (_DIGIT, _PUNCT, _SEPARATOR):
-        counts.append(_per_block((bits & flag) != 0, starts, chars, n))
-    counts.append(_per_block(((bits & _CAPITAL_LETTER) != 0) & after_space, starts, chars, n))
-    return tuple(counts)
-
-
-def _per_block(flags: np.ndarray, starts: np.ndarray, chars: np.ndarray, n: int) -> np.ndarray:
-    cum = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
-    ends = starts + chars.astype(np.int64)
-    return (cum[ends] - cum[starts]).astype(np.float64) if n else np.zeros(0)
+    # the four flags of every character, counted per block by one running sum
+    cum = np.zeros((len(bits) + 1, 4), dtype=np.int64)
+    for k, flag in enumerate((_DIGIT, _PUNCT, _SEPARATOR)):
+        cum[1:, k] = (bits & flag) != 0
+    cum[1:, 3] = ((bits & _CAPITAL_LETTER) != 0) & after_space
+    np.cumsum(cum, axis=0, out=cum)
+    counts = (cum[starts + chars.astype(np.int64)] - cum[starts]).astype(np.float64)
+    return counts[:, 0], counts[:, 1], counts[:, 2], counts[:, 3]
 
 
 #: What :func:`matches_per_block` joins the texts with: no pattern it is given matches it
@@ -441,25 +438,26 @@ def _context_free_classes(
     on whole arrays."""
     d = _CF_DEFAULTS
     low, high = (d["stopwords_low"], d["stopwords_high"]) if has_stoplist else (0.0, 0.0)
-    stopword_density = np.where((n_words > 0) & has_stoplist, stop / np.maximum(n_words, 1.0), 0.0)
+    if has_stoplist:
+        stopword_density = np.where(n_words > 0, stop / np.maximum(n_words, 1.0), 0.0)
+    else:
+        stopword_density = np.zeros(len(chars))
     link_density = np.where(chars > 0, links / np.maximum(chars, 1.0), 0.0)
-    copyright = np.array(["\xa9" in t or "&copy" in t for t in texts], dtype=bool)
     short = chars < d["length_low"]
-    codes = np.select(
-        [
-            (link_density > d["max_link_density"]) | copyright | in_select | (short & (links > 0)),
-            short,
-            stopword_density >= high,
-            stopword_density >= low,
-        ],
-        [3, 2, np.where(chars > d["length_high"], 0, 1), 1],
-        default=3,
-    )
+    bad = (link_density > d["max_link_density"]) | in_select | (short & (links > 0))
+    bad |= np.fromiter(("\xa9" in t or "&copy" in t for t in texts), dtype=bool, count=len(texts))
+    # the rules from the last to the first, each overriding those after it
+    codes = np.full(len(chars), 3, dtype=np.intp)  # bad
+    codes[stopword_density >= low] = 1  # near-good
+    codes[stopword_density >= high] = 1
+    codes[(stopword_density >= high) & (chars > d["length_high"])] = 0  # good
+    codes[short] = 2  # short
+    codes[bad] = 3
     return [_CF_CODES[c] for c in codes.tolist()]
 
 
 def _title_words(doc: Document) -> frozenset[str]:
-    title = doc.root.find(".//title")
+    title = next(doc.root.iterdescendants("title"), None)  # find(".//title"), without a path
     text = "".join(title.itertext()) if title is not None else ""
     return frozenset(w for w in re.findall(r"\w+", text.lower()) if len(w) > 2)
 
@@ -554,9 +552,8 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
 
     owns, aboves = _element_masks(blocks)
     own0, above0 = col[f"own_{_GROUPS[0]}"], col[f"above_{_GROUPS[0]}"]
-    bits = np.array([1 << k for k in range(len(_GROUPS))], dtype=np.int64)
-    x[:, own0 : own0 + len(_GROUPS)] = (np.array(owns, dtype=np.int64)[:, None] & bits) > 0
-    x[:, above0 : above0 + len(_GROUPS)] = (np.array(aboves, dtype=np.int64)[:, None] & bits) > 0
+    x[:, own0 : own0 + len(_GROUPS)] = (np.array(owns, dtype=np.int64)[:, None] & _BITS) > 0
+    x[:, above0 : above0 + len(_GROUPS)] = (np.array(aboves, dtype=np.int64)[:, None] & _BITS) > 0
 
     total = float(chars.sum()) or 1.0
     parent_keys = [
@@ -583,19 +580,17 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["char_position"]] = (np.cumsum(chars) - chars) / total
 
     log_chars = x[:, col["log_chars"]]
-    for o in _NEIGHBOURS:
-        for f, values, pad in (
-            ("log_chars", log_chars, 0.0),
-            ("link_density", link_density, 1.0),
-            ("stopword_density", stop_density, 0.0),
-            ("good", good, 0.0),
-        ):
-            shifted = np.full(n, pad, dtype=np.float64)
-            if o < 0:
-                shifted[-o:] = values[: n + o]
-            else:
-                shifted[: n - o] = values[o:]
-            x[:, col[f"n{o:+d}_{f}"]] = shifted
+    reach = max(map(abs, _NEIGHBOURS))
+    for f, values, pad in (
+        ("log_chars", log_chars, 0.0),
+        ("link_density", link_density, 1.0),
+        ("stopword_density", stop_density, 0.0),
+        ("good", good, 0.0),
+    ):
+        edge = np.full(reach, pad, dtype=np.float64)
+        padded = np.concatenate((edge, values, edge))  # block i at reach + i
+        for o in _NEIGHBOURS:
+            x[:, col[f"n{o:+d}_{f}"]] = padded[reach + o : reach + o + n]
     cum = np.concatenate(([0.0], np.cumsum(good)))
     idx = np.arange(n)
     lo, hi = np.maximum(idx - 5, 0), np.minimum(idx + 6, n)
