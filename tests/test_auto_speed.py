@@ -487,6 +487,8 @@ _PIECES = st.sampled_from(
         "?",
         "$",
         "\u20ac",
+        "\u00a3",
+        "\u00a5",
         "5",
         "USD",
         "EUR",
@@ -504,16 +506,18 @@ _TEXTS = st.lists(st.lists(_PIECES, max_size=12).map("".join), max_size=8)
 
 @settings(max_examples=400, deadline=None)
 @given(_TEXTS)
-def test_matches_per_block_as_findall_per_text(texts: list[str]) -> None:
-    """One scan of the joined texts counts what ``findall`` counts in each (sentence ends,
-    copyright marks, prices: the patterns it is used with)."""
-    for pattern in (features._SENTENCE, features._COPYRIGHT_ANY, pagetype._PRICE):
-        got = features.matches_per_block(pattern, texts)
-        assert got.tolist() == [len(pattern.findall(t)) for t in texts]
+def test_blocks_containing_as_a_test_per_text(texts: list[str]) -> None:
+    """One scan of the joined texts per substring finds the texts a test per text finds
+    (copyright marks; the hints of prices, and so the blocks with a price)."""
     lowers = [t.lower() for t in texts]
-    assert (features.matches_per_block(features._COPYRIGHT_ANY, lowers) > 0).tolist() == [
+    assert features.blocks_containing(features._COPYRIGHT, lowers).tolist() == [
         any(c in t for c in features._COPYRIGHT) for t in lowers
     ]
+    hinted = features.blocks_containing(pagetype._PRICE_HINTS, texts)
+    assert hinted.tolist() == [any(h in t for h in pagetype._PRICE_HINTS) for t in texts]
+    for t, h in zip(texts, hinted, strict=True):
+        if pagetype._PRICE.search(t):
+            assert h  # a price always holds a hint
 
 
 def _char_counts_per_flag(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:

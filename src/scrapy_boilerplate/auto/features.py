@@ -241,7 +241,6 @@ _ENDS = frozenset(".!?:")
 _CLOSERS = frozenset("\"')]\u201d\u2019")
 _SENTENCE = re.compile(r"[.!?](?=\s+\w)")
 _COPYRIGHT = ("\u00a9", "&copy", "copyright", "all rights reserved")
-_COPYRIGHT_ANY = re.compile("|".join(map(re.escape, _COPYRIGHT)))
 #: Words of the page (in block order) over which its stoplist is guessed when it declares
 #: no language: enough to tell the language (guessing costs a count per stopword and
 #: language, so jusText's sample of 20,000 words would be most of the features' time).
@@ -351,21 +350,22 @@ def _char_counts(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:
     return counts[:, 0], counts[:, 1], counts[:, 2], counts[:, 3]
 
 
-#: What :func:`matches_per_block` joins the texts with: no pattern it is given matches it
-#: or anything across it, and it is neither a word character nor whitespace, so a lookahead
-#: or a word boundary at a block's end sees what it sees at the end of a string.
-BLOCK_SEPARATOR = "\x00"
-
-
-def matches_per_block(pattern: re.Pattern[str], texts: list[str]) -> np.ndarray:
-    """The number of ``pattern.findall(text)`` matches of each text, in one scan of the
-    texts joined by :data:`BLOCK_SEPARATOR` (for a pattern that never matches it, whose
-    lookarounds and boundaries treat it as the end of the text)."""
-    if not texts:
-        return np.zeros(0, dtype=np.int64)
-    ends = np.cumsum([len(t) + 1 for t in texts])  # where each text's successor starts
-    starts = [m.start() for m in pattern.finditer(BLOCK_SEPARATOR.join(texts))]
-    return np.bincount(np.searchsorted(ends, starts, side="right"), minlength=len(texts))
+def blocks_containing(substrings: tuple[str, ...], texts: list[str]) -> np.ndarray:
+    """Which texts contain any of ``substrings`` (none holding a NUL): one ``str.find``
+    scan per substring over the texts joined by NULs, the hits assigned to texts by
+    position, instead of a test per text and substring."""
+    joined = "\x00".join(texts)
+    found = []
+    for sub in substrings:
+        i = joined.find(sub)
+        while i >= 0:
+            found.append(i)
+            i = joined.find(sub, i + 1)
+    out = np.zeros(len(texts), dtype=bool)
+    if found:
+        ends = np.cumsum([len(t) + 1 for t in texts])  # where each text's successor starts
+        out[np.searchsorted(ends, found, side="right")] = True
+    return out
 
 
 def _ends_sentence(text: str) -> bool:
@@ -531,8 +531,8 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["digit_ratio"]] = digits / safe_chars
     x[:, col["capital_ratio"]] = capitals / safe_words
     x[:, col["ends_sentence"]] = [_ends_sentence(t) for t in texts]
-    x[:, col["sentences"]] = np.log1p(matches_per_block(_SENTENCE, texts))
-    x[:, col["copyright"]] = matches_per_block(_COPYRIGHT_ANY, lowers) > 0
+    x[:, col["sentences"]] = np.log1p([len(_SENTENCE.findall(t)) for t in texts])
+    x[:, col["copyright"]] = blocks_containing(_COPYRIGHT, lowers)
     x[:, col["separators"]] = separators / safe_words
     x[:, col["markup_per_word"]] = [b.tags_count for b in blocks] / safe_words
 

@@ -90,6 +90,8 @@ _SCHEMA = re.compile(
 )
 _OG_TYPE = re.compile(r"(?:^|:)([a-z]+)")
 _PRICE = re.compile(r"[$\u20ac\u00a3\u00a5]\s?\d|\d\s?(?:USD|EUR|GBP)\b")
+#: What every match of :data:`_PRICE` holds one of (the blocks without any are not searched)
+_PRICE_HINTS = ("$", "\u20ac", "\u00a3", "\u00a5", "USD", "EUR", "GBP")
 _WORD = re.compile(r"[a-z]+")
 #: Elements counted as look-alike siblings when they share their parent and ``class``.
 SIBLING_TAGS = ("div", "li", "article", "section", "tr")
@@ -206,8 +208,11 @@ def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.n
         x[col["good_share"]] = float(block_x[0, bcol("page_good_share")])
         x[col["link_density"]] = float(block_x[0, bcol("page_link_density")])
         x[col["long_blocks"]] = math.log1p(int((chars > 200).sum()))
-        priced = block_features_module.matches_per_block(_PRICE, [b.text for b in blocks])
-        x[col["prices"]] = math.log1p(int((priced > 0).sum()))
+        texts = [b.text for b in blocks]
+        hinted = block_features_module.blocks_containing(_PRICE_HINTS, texts)
+        x[col["prices"]] = math.log1p(
+            sum(1 for t, h in zip(texts, hinted, strict=True) if h and _PRICE.search(t))
+        )
         x[col["heading_share"]] = float(block_x[:, bcol("heading")].mean())
         x[col["list_share"]] = float(block_x[:, bcol("tag_li")].mean())
     return x
