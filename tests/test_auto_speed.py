@@ -99,7 +99,7 @@ def _masks_both(elements: list[Any]) -> tuple[Any, Any]:
 
 def _counts_both(root: Any) -> tuple[Any, Any]:
     fn = pagetype._markup_counts
-    args = (root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS)
+    args = (root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS, ("script", "meta", "p"))
     return fn.compiled(*args), fn.python(*args)  # type: ignore[misc]
 
 
@@ -134,9 +134,10 @@ def test_markup_counts_match_python(name: str, doc: Any) -> None:
 def test_markup_counts_of_the_edge_page() -> None:
     """The reference itself, on a page whose counts are known."""
     doc = parse(EDGE_CASES["siblings_and_types"])
-    counts, total, biggest, itemtypes = pagetype._markup_counts.python(
-        doc.root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS
+    counts, total, biggest, itemtypes, (ps, missing) = pagetype._markup_counts.python(
+        doc.root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS, ("p", "nosuchtag")
     )
+    assert ps == list(doc.root.iter("p")) and len(ps) == 10 and missing == []
     assert dict(zip(pagetype.ELEMENTS, counts, strict=True))["li"] == 2
     assert biggest == 7  # the seven cards (the three plain divs are another group)
     assert itemtypes == ["https://schema.org/Product/", "http://schema.org/ItemList"]
@@ -150,9 +151,9 @@ def test_compiled_steps_refuse_what_they_were_not_written_for() -> None:
         "<html xmlns:x='urn:x'><body><x:div class='content'><p>t</p></x:div></body></html>"
     )
     with pytest.raises(_compiled.Unsupported):
-        _speedups.markup_counts(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS)
-    assert pagetype._markup_counts(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS) == (
-        pagetype._markup_counts.python(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS)
+        _speedups.markup_counts(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS, ())
+    assert pagetype._markup_counts(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS, ()) == (
+        pagetype._markup_counts.python(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS, ())
     )
     with pytest.raises(_compiled.Unsupported):
         _speedups.element_masks(["not an element"], features._KEYWORD_BITS)

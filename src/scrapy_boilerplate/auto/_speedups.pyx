@@ -11,8 +11,9 @@ pair to the same output:
   of the keywords (:func:`value_mask` is ``features._value_mask``) instead of a
   dictionary look-up per prefix of each word;
 - :func:`markup_counts` is ``pagetype._markup_counts``: the page's elements counted by
-  tag, its largest group of look-alike siblings and its microdata types, in one walk over
-  the tree's pointers instead of a proxy per element.
+  tag, its largest group of look-alike siblings, its microdata types and its ``script``
+  and ``meta`` elements, in one walk over the tree's pointers instead of a proxy per
+  element (and a walk per tag looked for).
 
 Where a tree holds what the Python function was never written for (a namespaced element,
 an element that is not one), :class:`Unsupported` is raised and the twin runs the Python
@@ -173,11 +174,12 @@ def element_masks(list elements, dict keyword_bits):
     return owns, aboves
 
 
-def markup_counts(root, tuple names, tuple sibling_tags):
-    """``pagetype._markup_counts``: ``(counts, total, biggest, itemtypes)``, the number of
-    elements of each tag of ``names`` (a list in that order), of elements in all, the largest
-    number of elements of one ``sibling_tags`` tag and one ``class`` under one parent, and
-    the raw ``itemtype`` values (in document order)."""
+def markup_counts(root, tuple names, tuple sibling_tags, tuple collect):
+    """``pagetype._markup_counts``: ``(counts, total, biggest, itemtypes, collected)``, the
+    number of elements of each tag of ``names`` (a list in that order), of elements in all,
+    the largest number of elements of one ``sibling_tags`` tag and one ``class`` under one
+    parent, the raw ``itemtype`` values and, per tag of ``collect``, its elements (lxml's
+    proxies), in document order."""
     if not isinstance(root, cetree._Element) or (<cetree._Element>root)._c_node is NULL:
         raise Unsupported("not an element")
     cdef xmlNode* top = (<cetree._Element>root)._c_node
@@ -185,6 +187,10 @@ def markup_counts(root, tuple names, tuple sibling_tags):
     cdef xmlNode* parent
     cdef list encoded = [n.encode("utf-8") for n in names]
     cdef list sibling_encoded = [n.encode("utf-8") for n in sibling_tags]
+    cdef list collect_encoded = [n.encode("utf-8") for n in collect]
+    cdef list collected = [[] for _ in collect]
+    cdef Py_ssize_t n_collect = len(collect_encoded)
+    cdef cetree._Document cdoc = (<cetree._Element>root)._doc
     cdef Py_ssize_t n_names = len(encoded), n_siblings = len(sibling_encoded), k
     cdef list counts = [0] * n_names
     cdef Py_ssize_t total = 0
@@ -215,6 +221,10 @@ def markup_counts(root, tuple names, tuple sibling_tags):
             itemtype = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"itemtype")
             if itemtype:
                 itemtypes.append(itemtype)
+            for k in range(n_collect):
+                if strcmp(name, <const char*>collect_encoded[k]) == 0:
+                    (<list>collected[k]).append(cetree.elementFactory(cdoc, c))
+                    break
             if c.children is not NULL:
                 c = c.children
                 continue
@@ -224,4 +234,4 @@ def markup_counts(root, tuple names, tuple sibling_tags):
         if c is top:
             break
         c = c.next
-    return counts, total, max(siblings.values(), default=0), itemtypes
+    return counts, total, max(siblings.values(), default=0), itemtypes, collected

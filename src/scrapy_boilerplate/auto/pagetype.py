@@ -134,16 +134,18 @@ def _url_words(url: str | None) -> tuple[list[str], str]:
 
 @_compiled.twin("markup_counts", module=block_features_module.COMPILED)
 def _markup_counts(
-    root: Any, names: tuple[str, ...], sibling_tags: tuple[str, ...]
-) -> tuple[list[int], int, int, list[str]]:
-    """``(counts, total, biggest, itemtypes)`` of the tree under ``root``: its elements of
-    each tag of ``names`` (in that order) and in all, the largest number of elements of one
-    ``sibling_tags`` tag and one ``class`` under one parent (the cards of a listing), and
-    the ``itemtype`` values in document order; compiled where ``_speedups`` is built (one
-    walk over the tree's pointers, without a proxy per element)."""
+    root: Any, names: tuple[str, ...], sibling_tags: tuple[str, ...], collect: tuple[str, ...]
+) -> tuple[list[int], int, int, list[str], list[list[Any]]]:
+    """``(counts, total, biggest, itemtypes, collected)`` of the tree under ``root``: its
+    elements of each tag of ``names`` (in that order) and in all, the largest number of
+    elements of one ``sibling_tags`` tag and one ``class`` under one parent (the cards of a
+    listing), the ``itemtype`` values, and the elements of each tag of ``collect`` (what
+    ``root.iter(tag)`` gives), in document order; compiled where ``_speedups`` is built (one
+    walk over the tree's pointers, a proxy only for the elements collected)."""
     tags: Counter[str] = Counter()
     siblings: Counter[tuple[Any, str, str]] = Counter()
     itemtypes = []
+    collected: dict[str, list[Any]] = {t: [] for t in collect}
     for el in root.iter():
         tag = el.tag
         if not isinstance(tag, str):
@@ -154,8 +156,11 @@ def _markup_counts(
         itemtype = el.get("itemtype")
         if itemtype:
             itemtypes.append(itemtype)
+        if tag in collected:
+            collected[tag].append(el)
     counts = [tags[t] for t in names]
-    return counts, sum(tags.values()), max(siblings.values(), default=0), itemtypes
+    found = [collected[t] for t in collect]
+    return counts, sum(tags.values()), max(siblings.values(), default=0), itemtypes, found
 
 
 def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.ndarray:
@@ -173,18 +178,20 @@ def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.n
     x[col["url_html"]] = path.endswith((".html", ".htm", ".php", ".aspx"))
     x[col["url_root"]] = bool(doc.url) and not segments
 
+    counts, total, biggest, itemtypes, (scripts, metas) = _markup_counts(
+        doc.root, ELEMENTS, SIBLING_TAGS, ("script", "meta")
+    )
     types: set[str] = set()
-    for script in doc.root.iter("script"):
+    for script in scripts:
         if (script.get("type") or "").lower() == "application/ld+json" and script.text:
             for m in _SCHEMA.finditer(script.text[:200_000].encode("utf-8", "replace")):
                 types.add((m.group(1) or b"").decode().lower())
-    counts, total, biggest, itemtypes = _markup_counts(doc.root, ELEMENTS, SIBLING_TAGS)
     for itemtype in itemtypes:
         types.add(itemtype.rstrip("/").rsplit("/", 1)[-1].lower())
     for kind, names in SCHEMA_TYPES.items():
         x[col[f"schema_{kind}"]] = any(t in types for t in names)
     og = ""
-    for meta in doc.root.iter("meta"):
+    for meta in metas:
         if (meta.get("property") or meta.get("name") or "").lower() == "og:type":
             og = (meta.get("content") or "").lower()
             break
