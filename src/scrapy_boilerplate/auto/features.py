@@ -24,16 +24,20 @@ Everything is computed in a few passes over the blocks; nothing here parses agai
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import Document, TextBlock
 from scrapy_boilerplate.extractors.justext import languages
 from scrapy_boilerplate.extractors.justext.algorithm import (
+    BAD,
     GOOD,
     NEAR_GOOD,
     SHORT,
@@ -79,6 +83,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 _GROUPS = tuple(KEYWORDS)
 _GROUP_BIT = {g: 1 << i for i, g in enumerate(_GROUPS)}
+_BITS = np.array([1 << k for k in range(len(_GROUPS))], dtype=np.int64)
 #: keyword -> its group's bit, and the keyword lengths (a token matches the keywords it
 #: starts with: ``commentlist``, ``relatedposts``, ``sidebar``)
 _KEYWORD_BITS: dict[str, int] = {}
@@ -92,6 +97,10 @@ _CLASS_TOKEN = re.compile(r"[a-z]+")
 #: pages and sites: utility classes, CMS themes); cleared when it grows past this
 _TOKEN_CACHE: dict[str, int] = {}
 _TOKEN_CACHE_SIZE = 200_000
+#: ``class`` / ``id`` value -> its groups (:func:`_value_mask`), bounded the same way
+_VALUE_CACHE: dict[str, int] = {}
+#: ``auto``'s compiled module (its twins' home)
+COMPILED = "scrapy_boilerplate.auto._speedups"
 
 
 def _token_mask(token: str) -> int:
@@ -241,13 +250,45 @@ STOPLIST_SAMPLE_WORDS = 600
 ENGLISH_SHARE = 0.25
 
 
+def _value_mask(value: str) -> int:
+    """The keyword groups of one ``class`` or ``id`` value: its words (``[a-z]+`` of the
+    value lower-cased) matched by :func:`_token_mask`; memoised for the process like the
+    tokens (a site's class values repeat on every element and page)."""
+    mask = _VALUE_CACHE.get(value)
+    if mask is None:
+        mask = 0
+        token_mask = _token_mask
+        for token in _CLASS_TOKEN.findall(value.lower()):
+            mask |= token_mask(token)
+        if len(_VALUE_CACHE) >= _TOKEN_CACHE_SIZE:
+            _VALUE_CACHE.clear()
+        _VALUE_CACHE[value] = mask
+    return mask
+
+
 def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
     """Per block, the keyword groups of its own element and parent (``own``), and of every
-    element above those (``above``), from the words of ``class`` and ``id``, lower-cased."""
+    element above those (``above``), from the words of ``class`` and ``id``, lower-cased
+    (:func:`_element_masks_of` on the blocks' elements)."""
+    return _element_masks_of([b.element for b in blocks], _value_mask)
+
+
+@_compiled.twin(
+    "element_masks",
+    module=COMPILED,
+    arguments=lambda elements, value_mask: (elements, _KEYWORD_BITS),
+)
+def _element_masks_of(
+    elements: list[Any], value_mask: Callable[[str], int]
+) -> tuple[list[int], list[int]]:
+    """:func:`_element_masks` on the blocks' elements: an element's groups are those of its
+    ``class`` and of its ``id`` (``value_mask`` of each non-empty one: the words of one
+    never run into the other's, as they are split at anything but ``a-z``); compiled where
+    ``_speedups`` is built (ancestors found by the tree's pointers, memoised by node,
+    without a proxy each; the words matched by a trie of :data:`KEYWORDS`, as
+    ``value_mask`` matches them by default)."""
     owned: dict[Any, int] = {}  # element -> its own groups
     memo: dict[Any, int] = {}  # element -> groups of it and all above it
-    token_mask = _token_mask
-    find = _CLASS_TOKEN.findall
 
     def own(el: Any) -> int:
         mask = owned.get(el)
@@ -255,12 +296,7 @@ def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
             get = el.get
             value = get("class")
             ident = get("id")
-            if ident:
-                value = f"{value} {ident}" if value else ident
-            mask = 0
-            if value:
-                for token in find(value.lower()):
-                    mask |= token_mask(token)
+            mask = (value_mask(value) if value else 0) | (value_mask(ident) if ident else 0)
             owned[el] = mask
         return mask
 
@@ -278,8 +314,7 @@ def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
         return memo[el]
 
     owns, aboves = [], []
-    for b in blocks:
-        el = b.element
+    for el in elements:
         parent = el.getparent()
         if parent is None:
             owns.append(own(el))
@@ -295,7 +330,6 @@ def _char_counts(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:
     """Per block: ASCII digits, punctuation ``.,;:!?``, separators ``|•·›»/`` and words
     that start with a capital letter (Latin, Greek, Cyrillic), over every block's text at
     once (one array of code points, no loop per character)."""
-    n = len(texts)
     cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     bits = _CHAR_BITS[np.minimum(cps, len(_CHAR_BITS) - 1)]
     bits[cps >= len(_CHAR_BITS)] = 0
@@ -306,17 +340,32 @@ def _char_counts(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:
         after_space[0] = True
         after_space[1:] = (bits[:-1] & _SPACE) != 0
         after_space[starts[chars > 0]] = True
-    counts = []
-    for flag in (_DIGIT, _PUNCT, _SEPARATOR):
-        counts.append(_per_block((bits & flag) != 0, starts, chars, n))
-    counts.append(_per_block(((bits & _CAPITAL_LETTER) != 0) & after_space, starts, chars, n))
-    return tuple(counts)
+    # the four flags of every character, counted per block by one running sum
+    cum = np.zeros((len(bits) + 1, 4), dtype=np.int64)
+    for k, flag in enumerate((_DIGIT, _PUNCT, _SEPARATOR)):
+        cum[1:, k] = (bits & flag) != 0
+    cum[1:, 3] = ((bits & _CAPITAL_LETTER) != 0) & after_space
+    np.cumsum(cum, axis=0, out=cum)
+    counts = (cum[starts + chars.astype(np.int64)] - cum[starts]).astype(np.float64)
+    return counts[:, 0], counts[:, 1], counts[:, 2], counts[:, 3]
 
 
-def _per_block(flags: np.ndarray, starts: np.ndarray, chars: np.ndarray, n: int) -> np.ndarray:
-    cum = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
-    ends = starts + chars.astype(np.int64)
-    return (cum[ends] - cum[starts]).astype(np.float64) if n else np.zeros(0)
+def blocks_containing(substrings: tuple[str, ...], texts: list[str]) -> np.ndarray:
+    """Which texts contain any of ``substrings`` (none holding a NUL): one ``str.find``
+    scan per substring over the texts joined by NULs, the hits assigned to texts by
+    position, instead of a test per text and substring."""
+    joined = "\x00".join(texts)
+    found = []
+    for sub in substrings:
+        i = joined.find(sub)
+        while i >= 0:
+            found.append(i)
+            i = joined.find(sub, i + 1)
+    out = np.zeros(len(texts), dtype=bool)
+    if found:
+        ends = np.cumsum([len(t) + 1 for t in texts])  # where each text's successor starts
+        out[np.searchsorted(ends, found, side="right")] = True
+    return out
 
 
 def _ends_sentence(text: str) -> bool:
@@ -360,25 +409,85 @@ def language_code(name: str) -> str:
     return languages.iso_code(name) or name
 
 
-def _justext_classes(
-    doc: Document, blocks: list[TextBlock]
-) -> tuple[list[str], list[str], frozenset[str]]:
+def _stoplist(doc: Document, blocks: list[TextBlock]) -> frozenset[str]:
+    """The page's stoplist (:func:`page_language`; empty for the language-independent mode)."""
     language = page_language(doc, blocks)
-    stoplist = frozenset() if language == languages.INDEPENDENT else languages.stoplist(language)
-    if stoplist:
-        cf, headings = classify_context_free(blocks, stoplist)
+    return frozenset() if language == languages.INDEPENDENT else languages.stoplist(language)
+
+
+#: :func:`classify_context_free`'s own defaults, which :func:`_context_free_classes` applies
+_CF_DEFAULTS = {
+    name: p.default for name, p in inspect.signature(classify_context_free).parameters.items()
+}
+_CF_CODES = (GOOD, NEAR_GOOD, SHORT, BAD)
+
+
+def _context_free_classes(
+    texts: list[str],
+    chars: np.ndarray,
+    n_words: np.ndarray,
+    stop: np.ndarray,
+    links: np.ndarray,
+    in_select: np.ndarray,
+    has_stoplist: bool,
+) -> list[str]:
+    """jusText's context-free classes (:func:`classify_context_free` with its defaults, and
+    no stopword thresholds without a stoplist), from the counts the features make anyway
+    (``stop``: stopwords among the ``n_words`` lower-cased words of each of ``texts``;
+    ``in_select``: a ``select`` on the block's tag path): the same rules, in their order,
+    on whole arrays."""
+    d = _CF_DEFAULTS
+    low, high = (d["stopwords_low"], d["stopwords_high"]) if has_stoplist else (0.0, 0.0)
+    if has_stoplist:
+        stopword_density = np.where(n_words > 0, stop / np.maximum(n_words, 1.0), 0.0)
     else:
-        cf, headings = classify_context_free(
-            blocks, stoplist, stopwords_low=0.0, stopwords_high=0.0
-        )
-    final = classify_context_sensitive(blocks, cf, headings)
-    return cf, final, stoplist
+        stopword_density = np.zeros(len(chars))
+    link_density = np.where(chars > 0, links / np.maximum(chars, 1.0), 0.0)
+    short = chars < d["length_low"]
+    bad = (link_density > d["max_link_density"]) | in_select | (short & (links > 0))
+    bad |= np.fromiter(("\xa9" in t or "&copy" in t for t in texts), dtype=bool, count=len(texts))
+    # the rules from the last to the first, each overriding those after it
+    codes = np.full(len(chars), 3, dtype=np.intp)  # bad
+    codes[stopword_density >= low] = 1  # near-good
+    codes[stopword_density >= high] = 1
+    codes[(stopword_density >= high) & (chars > d["length_high"])] = 0  # good
+    codes[short] = 2  # short
+    codes[bad] = 3
+    return [_CF_CODES[c] for c in codes.tolist()]
 
 
 def _title_words(doc: Document) -> frozenset[str]:
-    title = doc.root.find(".//title")
+    title = next(doc.root.iterdescendants("title"), None)  # find(".//title"), without a path
     text = "".join(title.itertext()) if title is not None else ""
     return frozenset(w for w in re.findall(r"\w+", text.lower()) if len(w) > 2)
+
+
+def _ids(keys: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Each key's number (in order of first appearance) and the distinct keys."""
+    numbers: dict[str, int] = {}
+    ids = np.array([numbers.setdefault(k, len(numbers)) for k in keys], dtype=np.intp)
+    return ids, list(numbers)
+
+
+def _path_table(paths: list[str], blocks: list[TextBlock]) -> tuple[np.ndarray, np.ndarray]:
+    """Per distinct tag path (``rows``: depth, heading, a ``select`` on it, then a flag per
+    :data:`ANCESTOR_TAGS` above the block) and each block's row (``ids``)."""
+    ids, distinct = _ids(paths)
+    first: dict[str, int] = {}
+    for i, path in enumerate(paths):
+        first.setdefault(path, i)
+    rows = np.zeros((len(distinct), 3 + len(ANCESTOR_TAGS)), dtype=np.float64)
+    ancestor_index = {t: 3 + k for k, t in enumerate(ANCESTOR_TAGS)}
+    for r, path in enumerate(distinct):
+        tags = path.split(".")
+        rows[r, 0] = len(tags)
+        rows[r, 1] = blocks[first[path]].is_heading
+        rows[r, 2] = "select" in tags
+        for t in set(tags[:-1]):
+            k = ancestor_index.get(t)
+            if k is not None:
+                rows[r, k] = 1.0
+    return rows, ids
 
 
 def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.ndarray:
@@ -389,7 +498,7 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x = np.zeros((n, WIDTH), dtype=np.float32)
     if not n:
         return x
-    cf, final, stoplist = _justext_classes(doc, blocks)
+    stoplist = _stoplist(doc, blocks)
     texts = [b.text for b in blocks]
     chars = np.array([len(t) for t in texts], dtype=np.float64)
     lowers = [t.lower() for t in texts]
@@ -400,6 +509,13 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     link_density = np.minimum(1.0, links / np.maximum(chars, 1.0))
     safe_words = np.maximum(n_words, 1.0)
     stop_density = stop / safe_words
+    # what a tag path says, once per distinct path (a page has far fewer paths than blocks)
+    path_rows, path_ids = _path_table([b.tag_path for b in blocks], blocks)
+    headings = path_rows[path_ids, 1]
+    cf = _context_free_classes(
+        texts, chars, n_words, stop, links, path_rows[path_ids, 2] > 0, bool(stoplist)
+    )
+    final = classify_context_sensitive(blocks, cf, (headings > 0).tolist())
     good = np.array([c == GOOD for c in final], dtype=np.float64)
 
     col = _INDEX
@@ -416,10 +532,9 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["capital_ratio"]] = capitals / safe_words
     x[:, col["ends_sentence"]] = [_ends_sentence(t) for t in texts]
     x[:, col["sentences"]] = np.log1p([len(_SENTENCE.findall(t)) for t in texts])
-    x[:, col["copyright"]] = [any(c in t for c in _COPYRIGHT) for t in lowers]
+    x[:, col["copyright"]] = blocks_containing(_COPYRIGHT, lowers)
     x[:, col["separators"]] = separators / safe_words
     x[:, col["markup_per_word"]] = [b.tags_count for b in blocks] / safe_words
-    x[:, col["heading"]] = [b.is_heading for b in blocks]
 
     for name, cls in (("cf_good", GOOD), ("cf_near_good", NEAR_GOOD), ("cf_short", SHORT)):
         x[:, col[name]] = [c == cls for c in cf]
@@ -428,44 +543,36 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
 
     other = col["tag_other"]
     first_tag = col["tag_p"]
-    for i, b in enumerate(blocks):
-        kind = _TAG_KIND.get(b.tag)
-        x[i, other if kind is None else first_tag + kind] = 1.0
-    paths = [b.tag_path.split(".") for b in blocks]
-    x[:, col["depth"]] = [len(p) for p in paths]
+    tag_kind = _TAG_KIND.get
+    x[np.arange(n), [first_tag + tag_kind(b.tag, other - first_tag) for b in blocks]] = 1.0
+    x[:, col["depth"]] = path_rows[path_ids, 0]
+    x[:, col["heading"]] = headings
     first_in = col[f"in_{ANCESTOR_TAGS[0]}"]
-    ancestor_index = {t: first_in + k for k, t in enumerate(ANCESTOR_TAGS)}
-    for i, path in enumerate(paths):
-        for t in set(path[:-1]):
-            k = ancestor_index.get(t)
-            if k is not None:
-                x[i, k] = 1.0
+    x[:, first_in : first_in + len(ANCESTOR_TAGS)] = path_rows[path_ids, 3:]
 
     owns, aboves = _element_masks(blocks)
     own0, above0 = col[f"own_{_GROUPS[0]}"], col[f"above_{_GROUPS[0]}"]
-    bits = np.array([1 << k for k in range(len(_GROUPS))], dtype=np.int64)
-    x[:, own0 : own0 + len(_GROUPS)] = (np.array(owns, dtype=np.int64)[:, None] & bits) > 0
-    x[:, above0 : above0 + len(_GROUPS)] = (np.array(aboves, dtype=np.int64)[:, None] & bits) > 0
+    x[:, own0 : own0 + len(_GROUPS)] = (np.array(owns, dtype=np.int64)[:, None] & _BITS) > 0
+    x[:, above0 : above0 + len(_GROUPS)] = (np.array(aboves, dtype=np.int64)[:, None] & _BITS) > 0
 
     total = float(chars.sum()) or 1.0
-    for prefix, cut in (("parent", 1), ("grand", 2)):
-        keys = [b.xpath.rsplit("/", cut + 1)[0] if b.xpath.count("/") > cut else "" for b in blocks]
-        group_chars: Counter[str] = Counter()
-        group_blocks: Counter[str] = Counter()
-        group_links: Counter[str] = Counter()
-        group_good: Counter[str] = Counter()
-        for key, c, lk, g in zip(keys, chars, links, good, strict=True):
-            group_chars[key] += c
-            group_blocks[key] += 1
-            group_links[key] += lk
-            group_good[key] += c * g
-        gc = np.array([group_chars[k] for k in keys])
+    parent_keys = [
+        xpath.rsplit("/", 2)[0] if xpath.count("/") > 1 else ""
+        for xpath in (b.xpath for b in blocks)
+    ]
+    parent_ids, parents = _ids(parent_keys)
+    # the grandparent's key is the parent's without its last step (none above /html/body)
+    grand_of, _ = _ids([k.rsplit("/", 1)[0] if "/" in k else "" for k in parents])
+    good_chars = chars * good
+    for prefix, ids in (("parent", parent_ids), ("grand", grand_of[parent_ids])):
+        # sums of whole numbers, so exact in any order
+        gc = np.bincount(ids, weights=chars)[ids]
         x[:, col[f"{prefix}_share"]] = gc / total
-        x[:, col[f"{prefix}_blocks"]] = np.log1p([group_blocks[k] for k in keys])
+        x[:, col[f"{prefix}_blocks"]] = np.log1p(np.bincount(ids)[ids])
         x[:, col[f"{prefix}_link_density"]] = np.minimum(
-            1.0, np.array([group_links[k] for k in keys]) / np.maximum(gc, 1.0)
+            1.0, np.bincount(ids, weights=links)[ids] / np.maximum(gc, 1.0)
         )
-        x[:, col[f"{prefix}_good_share"]] = np.array([group_good[k] for k in keys]) / np.maximum(
+        x[:, col[f"{prefix}_good_share"]] = np.bincount(ids, weights=good_chars)[ids] / np.maximum(
             gc, 1.0
         )
 
@@ -473,19 +580,17 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["char_position"]] = (np.cumsum(chars) - chars) / total
 
     log_chars = x[:, col["log_chars"]]
-    for o in _NEIGHBOURS:
-        for f, values, pad in (
-            ("log_chars", log_chars, 0.0),
-            ("link_density", link_density, 1.0),
-            ("stopword_density", stop_density, 0.0),
-            ("good", good, 0.0),
-        ):
-            shifted = np.full(n, pad, dtype=np.float64)
-            if o < 0:
-                shifted[-o:] = values[: n + o]
-            else:
-                shifted[: n - o] = values[o:]
-            x[:, col[f"n{o:+d}_{f}"]] = shifted
+    reach = max(map(abs, _NEIGHBOURS))
+    for f, values, pad in (
+        ("log_chars", log_chars, 0.0),
+        ("link_density", link_density, 1.0),
+        ("stopword_density", stop_density, 0.0),
+        ("good", good, 0.0),
+    ):
+        edge = np.full(reach, pad, dtype=np.float64)
+        padded = np.concatenate((edge, values, edge))  # block i at reach + i
+        for o in _NEIGHBOURS:
+            x[:, col[f"n{o:+d}_{f}"]] = padded[reach + o : reach + o + n]
     cum = np.concatenate(([0.0], np.cumsum(good)))
     idx = np.arange(n)
     lo, hi = np.maximum(idx - 5, 0), np.minimum(idx + 6, n)

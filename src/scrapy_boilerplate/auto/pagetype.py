@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from scrapy_boilerplate.auto import features as block_features_module
+from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import Document
 
 #: The page types ``auto`` tells apart (wcxb's seven, and ``other``).
@@ -89,7 +90,11 @@ _SCHEMA = re.compile(
 )
 _OG_TYPE = re.compile(r"(?:^|:)([a-z]+)")
 _PRICE = re.compile(r"[$\u20ac\u00a3\u00a5]\s?\d|\d\s?(?:USD|EUR|GBP)\b")
+#: What every match of :data:`_PRICE` holds one of (the blocks without any are not searched)
+_PRICE_HINTS = ("$", "\u20ac", "\u00a3", "\u00a5", "USD", "EUR", "GBP")
 _WORD = re.compile(r"[a-z]+")
+#: Elements counted as look-alike siblings when they share their parent and ``class``.
+SIBLING_TAGS = ("div", "li", "article", "section", "tr")
 
 NAMES: tuple[str, ...] = (
     *(f"url_{k}" for k in URL_WORDS),
@@ -127,6 +132,37 @@ def _url_words(url: str | None) -> tuple[list[str], str]:
     return [w for w in path.split("/") if w], path
 
 
+@_compiled.twin("markup_counts", module=block_features_module.COMPILED)
+def _markup_counts(
+    root: Any, names: tuple[str, ...], sibling_tags: tuple[str, ...], collect: tuple[str, ...]
+) -> tuple[list[int], int, int, list[str], list[list[Any]]]:
+    """``(counts, total, biggest, itemtypes, collected)`` of the tree under ``root``: its
+    elements of each tag of ``names`` (in that order) and in all, the largest number of
+    elements of one ``sibling_tags`` tag and one ``class`` under one parent (the cards of a
+    listing), the ``itemtype`` values, and the elements of each tag of ``collect`` (what
+    ``root.iter(tag)`` gives), in document order; compiled where ``_speedups`` is built (one
+    walk over the tree's pointers, a proxy only for the elements collected)."""
+    tags: Counter[str] = Counter()
+    siblings: Counter[tuple[Any, str, str]] = Counter()
+    itemtypes = []
+    collected: dict[str, list[Any]] = {t: [] for t in collect}
+    for el in root.iter():
+        tag = el.tag
+        if not isinstance(tag, str):
+            continue
+        tags[tag] += 1
+        if tag in sibling_tags:
+            siblings[(el.getparent(), tag, el.get("class") or "")] += 1
+        itemtype = el.get("itemtype")
+        if itemtype:
+            itemtypes.append(itemtype)
+        if tag in collected:
+            collected[tag].append(el)
+    counts = [tags[t] for t in names]
+    found = [collected[t] for t in collect]
+    return counts, sum(tags.values()), max(siblings.values(), default=0), itemtypes, found
+
+
 def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.ndarray:
     """The ``(WIDTH,)`` float32 vector of :data:`NAMES` for one page (``blocks`` and
     ``block_x``: its section blocks and their features)."""
@@ -142,27 +178,20 @@ def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.n
     x[col["url_html"]] = path.endswith((".html", ".htm", ".php", ".aspx"))
     x[col["url_root"]] = bool(doc.url) and not segments
 
+    counts, total, biggest, itemtypes, (scripts, metas) = _markup_counts(
+        doc.root, ELEMENTS, SIBLING_TAGS, ("script", "meta")
+    )
     types: set[str] = set()
-    for script in doc.root.iter("script"):
+    for script in scripts:
         if (script.get("type") or "").lower() == "application/ld+json" and script.text:
             for m in _SCHEMA.finditer(script.text[:200_000].encode("utf-8", "replace")):
                 types.add((m.group(1) or b"").decode().lower())
-    tags: Counter[str] = Counter()
-    siblings: Counter[tuple[Any, str, str]] = Counter()
-    for el in doc.root.iter():
-        tag = el.tag
-        if not isinstance(tag, str):
-            continue
-        tags[tag] += 1
-        if tag in ("div", "li", "article", "section", "tr"):
-            siblings[(el.getparent(), tag, el.get("class") or "")] += 1
-        itemtype = el.get("itemtype")
-        if itemtype:
-            types.add(itemtype.rstrip("/").rsplit("/", 1)[-1].lower())
+    for itemtype in itemtypes:
+        types.add(itemtype.rstrip("/").rsplit("/", 1)[-1].lower())
     for kind, names in SCHEMA_TYPES.items():
         x[col[f"schema_{kind}"]] = any(t in types for t in names)
     og = ""
-    for meta in doc.root.iter("meta"):
+    for meta in metas:
         if (meta.get("property") or meta.get("name") or "").lower() == "og:type":
             og = (meta.get("content") or "").lower()
             break
@@ -170,11 +199,9 @@ def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.n
     for t in OG_TYPES:
         x[col[f"og_{t}"]] = t in og_word
 
-    for t in ELEMENTS:
-        x[col[f"log_{t}"]] = math.log1p(tags[t])
-    total = sum(tags.values())
+    for t, count in zip(ELEMENTS, counts, strict=True):
+        x[col[f"log_{t}"]] = math.log1p(count)
     x[col["log_elements"]] = math.log1p(total)
-    biggest = max(siblings.values(), default=0)
     x[col["log_siblings"]] = math.log1p(biggest)
     x[col["siblings_share"]] = biggest / max(total, 1)
 
@@ -188,7 +215,11 @@ def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.n
         x[col["good_share"]] = float(block_x[0, bcol("page_good_share")])
         x[col["link_density"]] = float(block_x[0, bcol("page_link_density")])
         x[col["long_blocks"]] = math.log1p(int((chars > 200).sum()))
-        x[col["prices"]] = math.log1p(sum(1 for b in blocks if _PRICE.search(b.text)))
+        texts = [b.text for b in blocks]
+        hinted = block_features_module.blocks_containing(_PRICE_HINTS, texts)
+        x[col["prices"]] = math.log1p(
+            sum(1 for t, h in zip(texts, hinted, strict=True) if h and _PRICE.search(t))
+        )
         x[col["heading_share"]] = float(block_x[:, bcol("heading")].mean())
         x[col["list_share"]] = float(block_x[:, bcol("tag_li")].mean())
     return x

@@ -1,0 +1,237 @@
+# cython: language_level=3
+"""``auto``'s compiled steps (optional accelerator), each the twin of a Python function of
+:mod:`.features` or :mod:`.pagetype`, which stays the reference and the fallback (it
+declares its twin with ``core.compiled.twin``); ``tests/test_auto_speed.py`` holds each
+pair to the same output:
+
+- :func:`element_masks` is ``features._element_masks_of``: the keyword groups of each
+  block's element, its parent and everything above, with the ancestors found by libxml2's
+  parent pointers and memoised by node instead of through a proxy per ancestor, and the
+  words of a ``class`` / ``id`` (the value lower-cased by Python) matched against a trie
+  of the keywords (:func:`value_mask` is ``features._value_mask``) instead of a
+  dictionary look-up per prefix of each word;
+- :func:`markup_counts` is ``pagetype._markup_counts``: the page's elements counted by
+  tag, its largest group of look-alike siblings, its microdata types and its ``script``
+  and ``meta`` elements, in one walk over the tree's pointers instead of a proxy per
+  element (and a walk per tag looked for).
+
+Where a tree holds what the Python function was never written for (a namespaced element,
+an element that is not one), :class:`Unsupported` is raised and the twin runs the Python
+function. Built by ``setup.py`` with the core's ``_speedups`` when Cython and a C compiler
+are at hand; without it ``auto`` runs on the Python functions, slower and otherwise the
+same.
+"""
+
+from cpython cimport array
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
+from libc.string cimport strcmp
+
+from lxml.includes cimport tree
+from lxml.includes.tree cimport xmlNode
+cimport lxml.includes.etreepublic as cetree
+
+cetree.import_lxml__etree()
+
+import array
+
+from scrapy_boilerplate.core._speedups import Unsupported
+
+
+cdef inline xmlNode* _parent(xmlNode* c) noexcept:
+    """``getparent()``: the parent element, NULL at the top (lxml's ``_parentElement``)."""
+    c = c.parent
+    if c is NULL or not cetree._isElement(c):
+        return NULL
+    return c
+
+
+cdef class _Keywords:
+    """The keywords of ``features._KEYWORD_BITS`` as a trie over ``a``..``z``: a word's
+    groups are the bits met on its way down (those of every keyword it starts with)."""
+
+    cdef object source  # the dict it was built from
+    cdef array.array children  # 26 per node, -1: none
+    cdef array.array bits  # per node: the groups of the keyword ending there
+
+    def __cinit__(self, dict keyword_bits):
+        self.source = keyword_bits
+        self.children = array.array("i", [-1] * 26)
+        self.bits = array.array("q", [0])
+        cdef int node, k
+        for word, mask in keyword_bits.items():
+            if not word or not all("a" <= ch <= "z" for ch in word):
+                continue  # never a word of [a-z]+
+            node = 0
+            for ch in word:
+                k = ord(ch) - 97
+                if self.children[node * 26 + k] < 0:
+                    self.children[node * 26 + k] = len(self.bits)
+                    self.children.extend([-1] * 26)
+                    self.bits.append(0)
+                node = self.children[node * 26 + k]
+            self.bits[node] |= mask
+
+    cdef long long value_mask(self, str value) except? -1:
+        """``features._value_mask``: the groups of the ``[a-z]+`` words of the value
+        lower-cased (by Python's own ``str.lower``)."""
+        cdef str lowered = value.lower()
+        cdef int kind = PyUnicode_KIND(lowered)
+        cdef void* data = PyUnicode_DATA(lowered)
+        cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(lowered)
+        cdef unsigned int ch
+        cdef int node = 0  # 0 at a word's start; -1 past every keyword of this word
+        cdef long long mask = 0
+        cdef int* children = self.children.data.as_ints
+        cdef long long* bits = self.bits.data.as_longlongs
+        for i in range(n):
+            ch = <unsigned int>PyUnicode_READ(kind, data, i)
+            if 97 <= ch <= 122:
+                if node >= 0:
+                    node = children[node * 26 + (ch - 97)]
+                    if node >= 0:
+                        mask |= bits[node]
+            else:
+                node = 0
+        return mask
+
+
+cdef _Keywords _keywords = None
+
+
+cdef _Keywords _keywords_of(dict keyword_bits):
+    global _keywords
+    if _keywords is None or _keywords.source is not keyword_bits:
+        _keywords = _Keywords(keyword_bits)
+    return _keywords
+
+
+def value_mask(str value, dict keyword_bits):
+    """``features._value_mask`` with the keywords ``keyword_bits`` (word -> groups)."""
+    return _keywords_of(keyword_bits).value_mask(value)
+
+
+cdef class _Masks:
+    cdef dict owned  # node address -> groups of its own class and id
+    cdef dict memo  # node address -> groups of it and every element above it
+    cdef _Keywords keywords
+
+    def __cinit__(self, _Keywords keywords):
+        self.owned = {}
+        self.memo = {}
+        self.keywords = keywords
+
+    cdef object own(self, xmlNode* c):
+        key = <size_t>c
+        mask = self.owned.get(key)
+        if mask is None:
+            if c.type != tree.XML_ELEMENT_NODE:
+                raise Unsupported("not an element")
+            value = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"class")
+            ident = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"id")
+            mask = (self.keywords.value_mask(value) if value else 0) | (
+                self.keywords.value_mask(ident) if ident else 0
+            )
+            self.owned[key] = mask
+        return mask
+
+    cdef object chain(self, xmlNode* c):
+        cdef list todo = []
+        cdef xmlNode* node = c
+        cdef Py_ssize_t i
+        while node is not NULL and <size_t>node not in self.memo:
+            todo.append(<size_t>node)
+            node = _parent(node)
+        mask = self.memo[<size_t>node] if node is not NULL else 0
+        for i in range(len(todo) - 1, -1, -1):
+            mask = mask | self.own(<xmlNode*><size_t>todo[i])
+            self.memo[todo[i]] = mask
+        return self.memo[<size_t>c]
+
+
+def element_masks(list elements, dict keyword_bits):
+    """``features._element_masks_of`` on the blocks' elements: ``(owns, aboves)``, each
+    block's groups of its own element and parent, and of every element above those; an
+    element's groups are those of the ``[a-z]+`` words of its ``class`` and of its ``id``
+    lower-cased, by the keywords ``keyword_bits`` (word -> groups: a word has those of
+    every keyword it starts with)."""
+    cdef _Masks masks = _Masks(_keywords_of(keyword_bits))
+    cdef list owns = [], aboves = []
+    cdef xmlNode* c
+    cdef xmlNode* parent
+    cdef xmlNode* up
+    for el in elements:
+        if not isinstance(el, cetree._Element) or (<cetree._Element>el)._c_node is NULL:
+            raise Unsupported("not an element")
+        c = (<cetree._Element>el)._c_node
+        parent = _parent(c)
+        if parent is NULL:
+            owns.append(masks.own(c))
+            aboves.append(0)
+            continue
+        owns.append(masks.own(c) | masks.own(parent))
+        up = _parent(parent)
+        aboves.append(masks.chain(up) if up is not NULL else 0)
+    return owns, aboves
+
+
+def markup_counts(root, tuple names, tuple sibling_tags, tuple collect):
+    """``pagetype._markup_counts``: ``(counts, total, biggest, itemtypes, collected)``, the
+    number of elements of each tag of ``names`` (a list in that order), of elements in all,
+    the largest number of elements of one ``sibling_tags`` tag and one ``class`` under one
+    parent, the raw ``itemtype`` values and, per tag of ``collect``, its elements (lxml's
+    proxies), in document order."""
+    if not isinstance(root, cetree._Element) or (<cetree._Element>root)._c_node is NULL:
+        raise Unsupported("not an element")
+    cdef xmlNode* top = (<cetree._Element>root)._c_node
+    cdef xmlNode* c = top
+    cdef xmlNode* parent
+    cdef list encoded = [n.encode("utf-8") for n in names]
+    cdef list sibling_encoded = [n.encode("utf-8") for n in sibling_tags]
+    cdef list collect_encoded = [n.encode("utf-8") for n in collect]
+    cdef list collected = [[] for _ in collect]
+    cdef Py_ssize_t n_collect = len(collect_encoded)
+    cdef cetree._Document cdoc = (<cetree._Element>root)._doc
+    cdef Py_ssize_t n_names = len(encoded), n_siblings = len(sibling_encoded), k
+    cdef list counts = [0] * n_names
+    cdef Py_ssize_t total = 0
+    cdef dict siblings = {}
+    cdef list itemtypes = []
+    cdef const char* name
+    if top.type != tree.XML_ELEMENT_NODE:
+        raise Unsupported("not an element")
+    while c is not NULL:
+        if c.type == tree.XML_ELEMENT_NODE:
+            if c.ns is not NULL:
+                raise Unsupported("a namespaced element")
+            total += 1
+            name = <const char*>c.name
+            for k in range(n_names):
+                if strcmp(name, <const char*>encoded[k]) == 0:
+                    counts[k] += 1
+                    break
+            for k in range(n_siblings):
+                if strcmp(name, <const char*>sibling_encoded[k]) == 0:
+                    parent = _parent(c)
+                    cls = cetree.attributeValueFromNsName(
+                        c, NULL, <const unsigned char*>b"class"
+                    ) or ""
+                    key = (<size_t>parent, k, cls)
+                    siblings[key] = siblings.get(key, 0) + 1
+                    break
+            itemtype = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"itemtype")
+            if itemtype:
+                itemtypes.append(itemtype)
+            for k in range(n_collect):
+                if strcmp(name, <const char*>collect_encoded[k]) == 0:
+                    (<list>collected[k]).append(cetree.elementFactory(cdoc, c))
+                    break
+            if c.children is not NULL:
+                c = c.children
+                continue
+        # the next node: a sibling, else the first ancestor's sibling (never past the top)
+        while c is not top and c.next is NULL:
+            c = c.parent
+        if c is top:
+            break
+        c = c.next
+    return counts, total, max(siblings.values(), default=0), itemtypes, collected

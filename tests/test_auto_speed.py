@@ -1,0 +1,578 @@
+"""``auto``'s fast paths against their references (no timing here: the same output).
+
+``auto``'s compiled steps (``scrapy_boilerplate.auto._speedups``) are twins of Python
+functions of :mod:`scrapy_boilerplate.auto.features` and :mod:`~.pagetype`; the shipped
+model was trained on the features as the Python functions compute them, so the compiled
+ones must give exactly the same values: each pair is compared on the test pages, on
+generated pages and on edge cases, and so are whole feature matrices with the compiled
+steps on and off. Where the module is not built, the compiled comparisons skip, unless
+``BOILERPLATE_REQUIRE_SPEEDUPS=1`` (set by .ci/run), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from scrapy_boilerplate import parse
+from scrapy_boilerplate.auto import features, pagetype
+from scrapy_boilerplate.core import compiled as _compiled
+from scrapy_boilerplate.core.document import TextBlock
+from scrapy_boilerplate.extractors.justext import languages
+from scrapy_boilerplate.extractors.justext.algorithm import classify_context_free
+from test_properties import pages as generated_pages
+
+try:
+    from scrapy_boilerplate.auto import _speedups
+except ImportError:  # pragma: no cover - depends on the build
+    _speedups = None
+    if os.environ.get("BOILERPLATE_REQUIRE_SPEEDUPS") == "1":
+        raise
+
+needs_build = pytest.mark.skipif(_speedups is None, reason="auto's compiled module is not built")
+
+PAGES = Path(__file__).parent / "pages"
+EDGE_CASES = {
+    "empty_body": "<html><body></body></html>",
+    "text_only": "plain text, no markup at all, long enough to make a block of its own",
+    "class_and_id": (
+        "<html><body><div class='Main-Content' id='post-17'><div class=''>"
+        "<p id='comments'>Some text of a paragraph here.</p></div>"
+        "<aside class='sidebar widget'><ul><li class='menu-item'>Home</li>"
+        "<li class='menu-item'>About</li><li class='menu-item'>Blog</li></ul></aside>"
+        "</div><footer id='copyright'>\u00a9 2024 All rights reserved</footer></body></html>"
+    ),
+    "unicode_class": (
+        "<html><body><div class='\u212aomment \u0130tem ARTICLE'><p class='x'>"
+        "A paragraph under a class with odd letters.</p></div></body></html>"
+    ),
+    "deep": "<html><body>"
+    + "".join(f"<div class='d{i} content'>" for i in range(300))
+    + "<p>Deep text in the tree.</p>"
+    + "</div>" * 300
+    + "</body></html>",
+    "siblings_and_types": (
+        "<html><body itemscope itemtype='https://schema.org/Product/'>"
+        + "".join(f"<div class='card'><p>Item {i} text</p></div>" for i in range(7))
+        + "".join(f"<div><p>Other {i}</p></div>" for i in range(3))
+        + "<table><tr><td>a</td></tr><tr><td>b</td></tr></table>"
+        "<ul><li>x</li><li class=''>y</li></ul><!-- a comment --><?pi here?>"
+        "<section itemtype='http://schema.org/ItemList'><article>x</article></section>"
+        "<time>now</time><pre>code</pre><code>c</code><form><input><button>b</button>"
+        "<select></select></form><img><h2>h</h2><h3>h</h3><blockquote>q</blockquote>"
+        "<nav><a href='/'>home</a></nav><aside>side</aside></body></html>"
+    ),
+}
+
+
+def _documents() -> list[tuple[str, Any]]:
+    docs = [(p.name, p.read_text(encoding="utf-8")) for p in sorted(PAGES.glob("*.html"))]
+    return [(name, parse(html, url="https://example.com/blog/post")) for name, html in docs] + [
+        (name, parse(html)) for name, html in EDGE_CASES.items()
+    ]
+
+
+DOCUMENTS = _documents()
+IDS = [name for name, _ in DOCUMENTS]
+
+
+def _elements(doc: Any) -> list[Any]:
+    return [b.element for b in doc.section_blocks()]
+
+
+def _masks_both(elements: list[Any]) -> tuple[Any, Any]:
+    fn = features._element_masks_of
+    return (
+        fn.compiled(elements, features._KEYWORD_BITS),  # type: ignore[misc]
+        fn.python(elements, features._value_mask),
+    )
+
+
+def _counts_both(root: Any) -> tuple[Any, Any]:
+    fn = pagetype._markup_counts
+    args = (root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS, ("script", "meta", "p"))
+    return fn.compiled(*args), fn.python(*args)  # type: ignore[misc]
+
+
+@needs_build
+def test_twins_are_declared() -> None:
+    assert features._element_masks_of.compiled is _speedups.element_masks
+    assert pagetype._markup_counts.compiled is _speedups.markup_counts
+
+
+@needs_build
+@pytest.mark.parametrize(("name", "doc"), DOCUMENTS, ids=IDS)
+def test_element_masks_match_python(name: str, doc: Any) -> None:
+    elements = _elements(doc)
+    compiled, python = _masks_both(elements)
+    assert compiled == python
+    # every element of the page, in any order, not only the blocks' (ancestors first)
+    every = [el for el in doc.root.iter() if isinstance(el.tag, str)]
+    compiled, python = _masks_both(every[::-1] + every)
+    assert compiled == python
+
+
+@needs_build
+@pytest.mark.parametrize(("name", "doc"), DOCUMENTS, ids=IDS)
+def test_markup_counts_match_python(name: str, doc: Any) -> None:
+    compiled, python = _counts_both(doc.root)
+    assert compiled == python
+    for el in doc.root.iter():  # from any element down, not only the root
+        if isinstance(el.tag, str):
+            assert _counts_both(el)[0] == _counts_both(el)[1]
+
+
+def test_markup_counts_of_the_edge_page() -> None:
+    """The reference itself, on a page whose counts are known."""
+    doc = parse(EDGE_CASES["siblings_and_types"])
+    counts, total, biggest, itemtypes, (ps, missing) = pagetype._markup_counts.python(
+        doc.root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS, ("p", "nosuchtag")
+    )
+    assert ps == list(doc.root.iter("p")) and len(ps) == 10 and missing == []
+    assert dict(zip(pagetype.ELEMENTS, counts, strict=True))["li"] == 2
+    assert biggest == 7  # the seven cards (the three plain divs are another group)
+    assert itemtypes == ["https://schema.org/Product/", "http://schema.org/ItemList"]
+    assert total == sum(1 for el in doc.root.iter() if isinstance(el.tag, str))
+
+
+@needs_build
+def test_compiled_steps_refuse_what_they_were_not_written_for() -> None:
+    """A namespaced element, or something that is not an element, goes to Python."""
+    root = etree.fromstring(
+        "<html xmlns:x='urn:x'><body><x:div class='content'><p>t</p></x:div></body></html>"
+    )
+    with pytest.raises(_compiled.Unsupported):
+        _speedups.markup_counts(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS, ())
+    assert pagetype._markup_counts(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS, ()) == (
+        pagetype._markup_counts.python(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS, ())
+    )
+    with pytest.raises(_compiled.Unsupported):
+        _speedups.element_masks(["not an element"], features._KEYWORD_BITS)
+    comment = etree.Comment("c")
+    etree.fromstring("<div/>").append(comment)
+    with pytest.raises(_compiled.Unsupported):
+        _speedups.element_masks([comment], features._KEYWORD_BITS)
+
+
+def _all_features(doc: Any) -> tuple[np.ndarray, np.ndarray]:
+    blocks = doc.section_blocks()
+    bx = features.block_features(doc, blocks)
+    return bx, pagetype.page_features(doc, blocks, bx)
+
+
+@needs_build
+@pytest.mark.parametrize(("name", "html"), [(p.name, p) for p in sorted(PAGES.glob("*.html"))])
+def test_feature_matrices_identical_with_and_without_compiled_steps(name: str, html: Path) -> None:
+    text = html.read_text(encoding="utf-8")
+    fast = _all_features(parse(text, url="https://example.com/blog/2024/01/post-12345"))
+    with _compiled.disabled():
+        slow = _all_features(parse(text, url="https://example.com/blog/2024/01/post-12345"))
+    for a, b in zip(fast, slow, strict=True):
+        assert a.dtype == b.dtype == np.float32
+        assert np.array_equal(a, b)
+
+
+@needs_build
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated_pages)
+def test_twins_match_python_on_generated_pages(html: str) -> None:
+    doc = parse(html)
+    compiled, python = _masks_both(_elements(doc))
+    assert compiled == python
+    compiled, python = _counts_both(doc.root)
+    assert compiled == python
+
+
+def _combined_mask(value: str | None, ident: str | None) -> int:
+    """The groups of ``class`` and ``id`` as the model was trained on them: the two values
+    joined by a space, lower-cased, split into ``[a-z]+`` words."""
+    if ident:
+        value = f"{value} {ident}" if value else ident
+    mask = 0
+    if value:
+        for token in re.findall(r"[a-z]+", value.lower()):
+            mask |= features._token_mask(token)
+    return mask
+
+
+_CLASS_TEXT = st.lists(
+    st.sampled_from([*"abcnotemrwsiK -_ΣσςİI\u212a\u0130ßẞ0", "COMMENT", "Nav"]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.none(), _CLASS_TEXT), st.one_of(st.none(), _CLASS_TEXT))
+def test_class_and_id_masked_apart_as_joined(value: str | None, ident: str | None) -> None:
+    """Masking ``class`` and ``id`` apart (and memoising each value) gives the groups of
+    the two joined: lower-casing never makes an ``a-z`` letter across the space."""
+    apart = (features._value_mask(value) if value else 0) | (
+        features._value_mask(ident) if ident else 0
+    )
+    assert apart == _combined_mask(value, ident)
+
+
+@needs_build
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(
+        _CLASS_TEXT,
+        st.text(max_size=40),
+        st.lists(
+            st.sampled_from([*features._KEYWORD_BITS, "-", " ", "x", "\u0130", "\u212a", "\u03a3"]),
+            max_size=8,
+        ).map("".join),
+    )
+)
+def test_compiled_value_mask_matches_python(value: str) -> None:
+    """The compiled trie gives every word the groups of the keywords it starts with."""
+    features._VALUE_CACHE.clear()
+    assert _speedups.value_mask(value, features._KEYWORD_BITS) == features._value_mask(value)
+
+
+@needs_build
+def test_compiled_keywords_follow_their_table() -> None:
+    """The trie is built from the table it is given (and rebuilt for another one)."""
+    table = {"ab": 1, "abc": 2, "b": 4, "a-b": 8, "": 16}
+    assert _speedups.value_mask("abcd AB-b x", table) == 1 | 2 | 4
+    assert _speedups.value_mask("a", table) == 0
+    assert _speedups.value_mask("comments", features._KEYWORD_BITS) == features._value_mask(
+        "comments"
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "ident"),
+    [
+        ("Comment-List", "post-1"),
+        ("", "sidebar"),
+        ("nav", ""),
+        (None, "\u212aomment"),
+        ("\u03a3OCIAL SHARE", None),
+    ],
+)
+def test_class_and_id_masked_apart_examples(value: str | None, ident: str | None) -> None:
+    el = etree.Element("div")
+    if value is not None:
+        el.set("class", value)
+    if ident is not None:
+        el.set("id", ident)
+    owns, _ = features._element_masks_of.python([el], features._value_mask)
+    assert owns == [_combined_mask(value, ident)]
+    if _speedups is not None:
+        assert _speedups.element_masks([el], features._KEYWORD_BITS) == ([owns[0]], [0])
+
+
+# --- the features computed on whole arrays, against the per-block loops they replace ---
+
+
+def _cf_both(blocks: list[Any], stoplist: frozenset[str]) -> tuple[list[str], list[str]]:
+    texts = [b.text for b in blocks]
+    words = [t.lower().split() for t in texts]
+    rows, ids = features._path_table([b.tag_path for b in blocks], blocks)
+    fast = features._context_free_classes(
+        texts,
+        np.array([len(t) for t in texts], dtype=np.float64),
+        np.array([len(w) for w in words], dtype=np.float64),
+        np.array([sum(map(stoplist.__contains__, w)) for w in words], dtype=np.float64),
+        np.array([b.link_chars for b in blocks], dtype=np.float64),
+        rows[ids, 2] > 0,
+        bool(stoplist),
+    )
+    if stoplist:
+        reference, _ = classify_context_free(blocks, stoplist)
+    else:
+        reference, _ = classify_context_free(
+            blocks, stoplist, stopwords_low=0.0, stopwords_high=0.0
+        )
+    return fast, reference
+
+
+CF_EDGE = (
+    "<html><body><p>" + "the of and to in a is that " * 12 + "</p>"
+    "<p>short one</p><p><a href='/'>a linked short one</a></p><p>see <a href='/'>x</a> here</p>"
+    "<p>" + "word " * 20 + "\u00a9 2024 " + "the and " * 20 + "</p>"
+    "<p>" + "Keine Stoppwörter hier, nur lange Wörter ohne Bedeutung " * 3 + "</p>"
+    "<select><option>" + "the of and to " * 10 + "</option></select>"
+    "<p>" + "the of and " * 3 + "x" * 40 + "</p><h2>A heading</h2>"
+    "<p>&amp;copy " + "the of " * 30 + "</p><p>" + "<a href='/'>the of</a> " * 30 + "</p>"
+    "<p></p><p>   </p></body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "doc"), [*DOCUMENTS, ("cf_edge", parse(CF_EDGE))], ids=[*IDS, "cf_edge"]
+)
+@pytest.mark.parametrize("stoplist", ["page", "English", "German", "none"])
+def test_context_free_classes_match_justext(name: str, doc: Any, stoplist: str) -> None:
+    blocks = doc.section_blocks()
+    if stoplist == "page":
+        words = features._stoplist(doc, blocks)
+    else:
+        words = frozenset() if stoplist == "none" else languages.stoplist(stoplist)
+    fast, reference = _cf_both(blocks, words)
+    assert fast == reference
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated_pages)
+def test_context_free_classes_match_justext_on_generated_pages(html: str) -> None:
+    blocks = parse(html).section_blocks()
+    for words in (languages.stoplist("English"), frozenset()):
+        fast, reference = _cf_both(blocks, words)
+        assert fast == reference
+
+
+def _reference_where_columns(doc: Any, blocks: list[Any], x: np.ndarray) -> dict[str, np.ndarray]:
+    """The tag, path, container and neighbour columns as the model's training computed
+    them: a loop per block, the containers summed in Counters by xpath prefix, a shifted
+    copy per neighbour (and the title's words from ``find(".//title")``)."""
+    n = len(blocks)
+    col = features._INDEX
+    out = {name: np.zeros(n) for name in features.NAMES}
+    for i, b in enumerate(blocks):
+        kind = features._TAG_KIND.get(b.tag)
+        name = "tag_other" if kind is None else f"tag_{list(features.TAG_KINDS)[kind]}"
+        out[name][i] = 1.0
+        path = b.tag_path.split(".")
+        out["depth"][i] = len(path)
+        out["heading"][i] = b.is_heading
+        for t in set(path[:-1]):
+            if t in features.ANCESTOR_TAGS:
+                out[f"in_{t}"][i] = 1.0
+    chars = np.array([len(b.text) for b in blocks], dtype=np.float64)
+    links = np.array([b.link_chars for b in blocks], dtype=np.float64)
+    good = x[:, col["justext_good"]].astype(np.float64)
+    total = float(chars.sum()) or 1.0
+    for prefix, cut in (("parent", 1), ("grand", 2)):
+        keys = [b.xpath.rsplit("/", cut + 1)[0] if b.xpath.count("/") > cut else "" for b in blocks]
+        group_chars: Counter[str] = Counter()
+        group_blocks: Counter[str] = Counter()
+        group_links: Counter[str] = Counter()
+        group_good: Counter[str] = Counter()
+        for key, c, lk, g in zip(keys, chars, links, good, strict=True):
+            group_chars[key] += c
+            group_blocks[key] += 1
+            group_links[key] += lk
+            group_good[key] += c * g
+        gc = np.array([group_chars[k] for k in keys])
+        out[f"{prefix}_share"] = gc / total
+        out[f"{prefix}_blocks"] = np.log1p([group_blocks[k] for k in keys])
+        out[f"{prefix}_link_density"] = np.minimum(
+            1.0, np.array([group_links[k] for k in keys]) / np.maximum(gc, 1.0)
+        )
+        out[f"{prefix}_good_share"] = np.array([group_good[k] for k in keys]) / np.maximum(gc, 1.0)
+    log_chars = x[:, col["log_chars"]]
+    link_density = np.minimum(1.0, links / np.maximum(chars, 1.0))
+    stop_density = x[:, col["stopword_density"]].astype(np.float64)
+    neighbours = []
+    for o in features._NEIGHBOURS:
+        for f, values, pad in (
+            ("log_chars", log_chars, 0.0),
+            ("link_density", link_density, 1.0),
+            ("stopword_density", stop_density, 0.0),
+            ("good", good, 0.0),
+        ):
+            shifted = np.full(n, pad, dtype=np.float64)
+            if o < 0:
+                shifted[-o:] = values[: n + o]
+            else:
+                shifted[: n - o] = values[o:]
+            out[f"n{o:+d}_{f}"] = shifted
+            neighbours.append(f"n{o:+d}_{f}")
+    title = doc.root.find(".//title")
+    text = "".join(title.itertext()) if title is not None else ""
+    title_words = frozenset(w for w in re.findall(r"\w+", text.lower()) if len(w) > 2)
+    assert features._title_words(doc) == title_words
+    names = [
+        *neighbours,
+        *(f"tag_{k}" for k in features.TAG_KINDS),
+        "tag_other",
+        "depth",
+        "heading",
+        *(f"in_{t}" for t in features.ANCESTOR_TAGS),
+        *(f"{p}_{f}" for p in ("parent", "grand") for f in ("share", "blocks", "link_density")),
+        "parent_good_share",
+        "grand_good_share",
+    ]
+    return {name: out[name].astype(np.float32) for name in names}
+
+
+def _check_where_columns(doc: Any) -> None:
+    blocks = doc.section_blocks()
+    x = features.block_features(doc, blocks)
+    for name, expected in _reference_where_columns(doc, blocks, x).items():
+        assert np.array_equal(x[:, features._INDEX[name]], expected), name
+
+
+@pytest.mark.parametrize(
+    ("name", "doc"), [*DOCUMENTS, ("cf_edge", parse(CF_EDGE))], ids=[*IDS, "cf_edge"]
+)
+def test_where_columns_match_the_loops(name: str, doc: Any) -> None:
+    _check_where_columns(doc)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated_pages)
+def test_where_columns_match_the_loops_on_generated_pages(html: str) -> None:
+    _check_where_columns(parse(html))
+
+
+_WORDS = st.sampled_from(["the", "of", "and", "der", "und", "word", "Text", "x" * 9, "\u00a9"])
+_PATHS = st.sampled_from(
+    [
+        "html.body.p",
+        "html.body.div.h2",
+        "html.body.form.select.option",
+        "html.body.datalist.option",
+        "html.body.selection.p",
+        "html.body.ul.li.a",
+        "html.body.h1x.p",
+    ]
+)
+
+
+@st.composite
+def _synthetic_blocks(draw: st.DrawFn) -> list[TextBlock]:
+    blocks = []
+    for i in range(draw(st.integers(0, 12))):
+        words = draw(st.lists(_WORDS, max_size=60))
+        text = " ".join(words) + draw(st.sampled_from(["", " &copy", "&COPY", " "]))
+        size = draw(st.sampled_from([None, 69, 70, 71, 199, 200, 201]))
+        if size is not None:  # exactly at jusText's length limits
+            text = (text + " the" * 60)[:size]
+        path = draw(_PATHS)
+        blocks.append(
+            TextBlock(
+                text=text,
+                element=None,
+                tag=path.rsplit(".", 1)[-1],
+                xpath=f"/html/body/p[{i + 1}]",
+                tag_path=path,
+                link_chars=draw(st.integers(0, len(text) + 2)),
+            )
+        )
+    return blocks
+
+
+@settings(max_examples=300, deadline=None)
+@given(_synthetic_blocks())
+def test_context_free_classes_match_justext_on_any_blocks(blocks: list[TextBlock]) -> None:
+    """Every rule at its edges: lengths around 70 and 200, densities around the thresholds,
+    one link character, copyright signs, a ``select`` on the path (or a tag that only
+    starts so), headings."""
+    for words in (languages.stoplist("English"), languages.stoplist("German"), frozenset()):
+        fast, reference = _cf_both(blocks, words)
+        assert fast == reference
+
+
+_PIECES = st.sampled_from(
+    [
+        "a",
+        "Word",
+        " ",
+        "\n",
+        "\u00a0",
+        "\x1c",
+        ".",
+        "!",
+        "?",
+        "$",
+        "\u20ac",
+        "\u00a3",
+        "\u00a5",
+        "5",
+        "USD",
+        "EUR",
+        "GBPx",
+        "\u00a9",
+        "&copy",
+        "copyright",
+        "all rights reserved",
+        "\x00",
+        "\u00e9",
+    ]
+)
+_TEXTS = st.lists(st.lists(_PIECES, max_size=12).map("".join), max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXTS)
+def test_blocks_containing_as_a_test_per_text(texts: list[str]) -> None:
+    """One scan of the joined texts per substring finds the texts a test per text finds
+    (copyright marks; the hints of prices, and so the blocks with a price)."""
+    lowers = [t.lower() for t in texts]
+    assert features.blocks_containing(features._COPYRIGHT, lowers).tolist() == [
+        any(c in t for c in features._COPYRIGHT) for t in lowers
+    ]
+    hinted = features.blocks_containing(pagetype._PRICE_HINTS, texts)
+    assert hinted.tolist() == [any(h in t for h in pagetype._PRICE_HINTS) for t in texts]
+    for t, h in zip(texts, hinted, strict=True):
+        if pagetype._PRICE.search(t):
+            assert h  # a price always holds a hint
+
+
+def _char_counts_per_flag(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The reference of ``features._char_counts``: a running sum per flag."""
+    n = len(texts)
+    cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    table = features._CHAR_BITS
+    bits = table[np.minimum(cps, len(table) - 1)]
+    bits[cps >= len(table)] = 0
+    starts = np.concatenate(([0], np.cumsum(chars[:-1]))).astype(np.int64)
+    after_space = np.empty(len(bits), dtype=bool)
+    if len(bits):
+        after_space[0] = True
+        after_space[1:] = (bits[:-1] & features._SPACE) != 0
+        after_space[starts[chars > 0]] = True
+
+    def per_block(flags: np.ndarray) -> np.ndarray:
+        cum = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
+        ends = starts + chars.astype(np.int64)
+        return (cum[ends] - cum[starts]).astype(np.float64) if n else np.zeros(0)
+
+    counts = [
+        per_block((bits & flag) != 0)
+        for flag in (features._DIGIT, features._PUNCT, features._SEPARATOR)
+    ]
+    counts.append(per_block(((bits & features._CAPITAL_LETTER) != 0) & after_space))
+    return tuple(counts)
+
+
+_CHAR_PIECES = st.sampled_from(
+    [
+        "a",
+        "A",
+        "\u00c9",
+        "\u0391",
+        "\u0416",
+        "\u00d7",
+        " ",
+        "\u00a0",
+        "5",
+        ".",
+        "|",
+        "\u00bb",
+        "\U0001f600",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_CHAR_PIECES, max_size=10).map("".join), min_size=1, max_size=8))
+def test_char_counts_as_one_running_sum_per_flag(texts: list[str]) -> None:
+    chars = np.array([len(t) for t in texts], dtype=np.float64)
+    got = features._char_counts(texts, chars)
+    expected = _char_counts_per_flag(texts, chars)
+    assert len(got) == len(expected) == 4
+    for a, b in zip(got, expected, strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
