@@ -118,10 +118,9 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-
-from scrapy_boilerplate.core.deadline import check
 from lxml import etree
 
+from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.core.document import LEAF_SKIPPED_TAGS, Document
 
 __all__ = [
@@ -750,41 +749,50 @@ def _element_marks(doc: Document, tree: _Tree, n: int) -> tuple[np.ndarray, np.n
     form_select = _tag_selector(root, FORM_TAGS)
     break_select = _tag_selector(root, BREAK_TAGS)
     count = 0  # blocks so far
-    # the open elements: [element, count at its start, break tag, form element below]
-    stack: list[list[Any]] = []
+    firsts: list[int] = []  # per open element: the count at its start ...
+    marks: list[int] = []  # ... and 1: a break tag, 2: a form element in it
+    skipped = None  # the removed or skipped element whose end comes next
     walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
     for event, el in walker:
         if event == "start":
             tag = el.tag
-            if el in removed or _local(tag) in LEAF_SKIPPED_TAGS:
+            name = tag[tag.find("}") + 1 :] if tag[0] == "{" else tag
+            if el in removed or name.lower() in LEAF_SKIPPED_TAGS:
                 # no blocks inside: a break and a form element anywhere in it count here
-                if next(el.iter(*break_select), None) is not None and 0 < count <= n - 1:
+                if next(el.iter(*break_select), None) is not None and 0 < count < n:
                     gaps[count - 1] = True
-                if stack and not stack[-1][3] and next(el.iter(*form_select), None) is not None:
-                    stack[-1][3] = True
+                if marks and not marks[-1] & 2 and next(el.iter(*form_select), None) is not None:
+                    marks[-1] |= 2
                 walker.skip_subtree()
+                skipped = el
                 continue
-            name = tag[tag.find("}") + 1 :] if namespaced else tag
-            stack.append([el, count, name in BREAK_TAGS, name in FORM_TAGS])
+            if not namespaced:  # (a namespaced name matches only under a namespaced root)
+                name = tag
+            firsts.append(count)
+            marks.append((name in BREAK_TAGS) | ((name in FORM_TAGS) << 1))
             text = el.text
             if text and not text.isspace():
                 count += 1
             continue
-        if event == "end" and stack and stack[-1][0] is el:
-            _, first, breaking, has_form = stack.pop()
-            if count == first:  # no text below: not in the Collapsed DOM
-                if breaking and 0 < count <= n - 1:
-                    gaps[count - 1] = True
-                if has_form and stack:
-                    stack[-1][3] = True
-            elif has_form:  # the node of this element: the one with its block range
-                j = int(leaf[first])
-                while j >= 0 and not (lo[j] == first and hi[j] == count - 1):
-                    j = int(parent[j])
-                while j >= 0 and not form[j]:
-                    form[j] = True
-                    j = int(parent[j])
-        if stack:
+        if event == "end":
+            if el is skipped:
+                skipped = None
+            else:
+                first = firsts.pop()
+                mark = marks.pop()
+                if count == first:  # no text below: not in the Collapsed DOM
+                    if mark & 1 and 0 < count < n:
+                        gaps[count - 1] = True
+                    if mark & 2 and marks:
+                        marks[-1] |= 2
+                elif mark & 2:  # the node of this element: the one with its block range
+                    j = int(leaf[first])
+                    while j >= 0 and not (lo[j] == first and hi[j] == count - 1):
+                        j = int(parent[j])
+                    while j >= 0 and not form[j]:
+                        form[j] = True
+                        j = int(parent[j])
+        if firsts:
             tail = el.tail
             if tail and not tail.isspace():
                 count += 1
@@ -903,8 +911,9 @@ class _PageStats:
     breaks: np.ndarray  # (n - 1,) bool: edge feature 5
 
     def block_rows(self, i: int, j: int) -> np.ndarray:
-        """Rows ``i:j`` of the block matrix."""
-        out = np.zeros((j - i, N_BLOCK), np.float32)
+        """Rows ``i:j`` of the block matrix, column-major: the networks take the rows
+        transposed, which is then a view, not a second copy of the chunk."""
+        out = np.zeros((j - i, N_BLOCK), np.float32, order="F")
         # b1-b3: duplicates and class path.
         dup = self.dup[i:j]
         out[:, 0] = dup > 1
@@ -929,8 +938,9 @@ class _PageStats:
         return out
 
     def edge_rows(self, i: int, j: int) -> np.ndarray:
-        """Rows ``i:j`` of the edge matrix (edge ``k`` joins blocks ``k`` and ``k + 1``)."""
-        edge = np.zeros((j - i, N_EDGE), np.float32)
+        """Rows ``i:j`` of the edge matrix (edge ``k`` joins blocks ``k`` and ``k + 1``),
+        column-major as :meth:`block_rows`."""
+        edge = np.zeros((j - i, N_EDGE), np.float32, order="F")
         if j > i:
             # Leaves are consecutive in pre-order, so the node right after leaf k is a child
             # of the common ancestor of blocks k and k + 1.
