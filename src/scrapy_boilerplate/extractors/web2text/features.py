@@ -725,6 +725,19 @@ def _tag_selector(root: Any, tags: Any) -> tuple[str, ...]:
     return tuple(tags)
 
 
+_SKIPPED = 4  # a _kind bit: left out of the DOM leaves (LEAF_SKIPPED_TAGS)
+
+
+def _kind(tag: str, namespaced: bool) -> int:
+    """What :func:`_element_marks` needs of a tag: 1 a break tag, 2 a form element, 4 left
+    out of the DOM leaves. Break and form tags match as ``root.iter(*_tag_selector(...))``
+    finds them: under a namespaced root in any namespace, else only without one."""
+    local = tag[tag.find("}") + 1 :]
+    name = local if namespaced else tag
+    kind = (name in BREAK_TAGS) | (name in FORM_TAGS) << 1
+    return kind | _SKIPPED if local.lower() in LEAF_SKIPPED_TAGS else kind
+
+
 def _element_marks(doc: Document, tree: _Tree, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Which nodes contain a form element (form, input, select, textarea, button), and the
     line breaks made by elements without text: ``gaps[i]`` is True when a ``<br>``,
@@ -745,31 +758,32 @@ def _element_marks(doc: Document, tree: _Tree, n: int) -> tuple[np.ndarray, np.n
     root = doc.root
     removed = doc.removed
     parent, lo, hi, leaf = tree.parent, tree.lo, tree.hi, tree.leaf
-    namespaced = root.tag[:1] == "{"  # then any namespace matches, as _tag_selector's
+    namespaced = root.tag[:1] == "{"
     form_select = _tag_selector(root, FORM_TAGS)
     break_select = _tag_selector(root, BREAK_TAGS)
+    kinds: dict[str, int] = {}  # a tag's _kind, found once per page
     count = 0  # blocks so far
-    firsts: list[int] = []  # per open element: the count at its start ...
-    marks: list[int] = []  # ... and 1: a break tag, 2: a form element in it
+    # per open element: the count at its start << 2 | 1 (a break tag) | 2 (a form element
+    # in it, not yet given to a node)
+    stack: list[int] = []
     skipped = None  # the removed or skipped element whose end comes next
     walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
     for event, el in walker:
         if event == "start":
             tag = el.tag
-            name = tag[tag.find("}") + 1 :] if tag[0] == "{" else tag
-            if el in removed or name.lower() in LEAF_SKIPPED_TAGS:
+            kind = kinds.get(tag)
+            if kind is None:
+                kind = kinds[tag] = _kind(tag, namespaced)
+            if kind & _SKIPPED or el in removed:
                 # no blocks inside: a break and a form element anywhere in it count here
                 if next(el.iter(*break_select), None) is not None and 0 < count < n:
                     gaps[count - 1] = True
-                if marks and not marks[-1] & 2 and next(el.iter(*form_select), None) is not None:
-                    marks[-1] |= 2
+                if stack and not stack[-1] & 2 and next(el.iter(*form_select), None) is not None:
+                    stack[-1] |= 2
                 walker.skip_subtree()
                 skipped = el
                 continue
-            if not namespaced:  # (a namespaced name matches only under a namespaced root)
-                name = tag
-            firsts.append(count)
-            marks.append((name in BREAK_TAGS) | ((name in FORM_TAGS) << 1))
+            stack.append(count << 2 | kind)
             text = el.text
             if text and not text.isspace():
                 count += 1
@@ -778,21 +792,21 @@ def _element_marks(doc: Document, tree: _Tree, n: int) -> tuple[np.ndarray, np.n
             if el is skipped:
                 skipped = None
             else:
-                first = firsts.pop()
-                mark = marks.pop()
+                top = stack.pop()
+                first = top >> 2
                 if count == first:  # no text below: not in the Collapsed DOM
-                    if mark & 1 and 0 < count < n:
+                    if top & 1 and 0 < count < n:
                         gaps[count - 1] = True
-                    if mark & 2 and marks:
-                        marks[-1] |= 2
-                elif mark & 2:  # the node of this element: the one with its block range
+                    if top & 2 and stack:
+                        stack[-1] |= 2
+                elif top & 2:  # the node of this element: the one with its block range
                     j = int(leaf[first])
                     while j >= 0 and not (lo[j] == first and hi[j] == count - 1):
                         j = int(parent[j])
                     while j >= 0 and not form[j]:
                         form[j] = True
                         j = int(parent[j])
-        if firsts:
+        if stack:
             tail = el.tail
             if tail and not tail.isspace():
                 count += 1
