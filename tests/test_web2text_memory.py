@@ -242,3 +242,17 @@ def test_form_and_line_break_features_follow_textless_and_removed_elements():
         "p_contains_form_element": [1, 0, 0, 0, 1, 1, 1, 1, 1],
         "gp_contains_form_element": [0, 1, 1, 1, 0, 0, 0, 0, 0],
     }
+
+
+def test_the_walk_over_textless_elements_checks_the_deadline(monkeypatch):
+    # 100,000 empty <div> between two paragraphs: no block, no node, but the walk that finds
+    # the line breaks goes through them, and checks the page's deadline as it goes.
+    calls: list[int] = []
+    monkeypatch.setattr(features, "check", lambda: calls.append(1))
+    page = "<html><body><p>one</p>{}<p>two</p></body></html>"
+    page_feature_rows(parse(page.format(""), max_nodes=0))
+    few = len(calls)
+    calls.clear()
+    rows, _, breaks = page_feature_rows(parse(page.format("<div></div>" * 100_000), max_nodes=0))
+    assert breaks.tolist() == [True] and len(rows) == 2
+    assert len(calls) >= few + 20

@@ -767,6 +767,7 @@ def _element_marks(doc: Document, tree: _Tree, n: int) -> tuple[np.ndarray, np.n
     # in it, not yet given to a node)
     stack: list[int] = []
     skipped = None  # the removed or skipped element whose end comes next
+    seen = 0
     walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
     for event, el in walker:
         if event == "start":
@@ -784,6 +785,9 @@ def _element_marks(doc: Document, tree: _Tree, n: int) -> tuple[np.ndarray, np.n
                 skipped = el
                 continue
             stack.append(count << 2 | kind)
+            seen += 1
+            if not seen & 4095:
+                check()  # the page's deadline, every 4096 elements
             text = el.text
             if text and not text.isspace():
                 count += 1
