@@ -1288,14 +1288,17 @@ class CNode:
     """A node of the Collapsed DOM: a chain of single-child elements merged into one node.
 
     ``tags`` lists the merged elements' tags, outermost first; a leaf's ``block``
-    is its :class:`TextBlock`. ``elements`` are the merged lxml elements.
+    is its :class:`TextBlock`. ``element`` is the innermost merged lxml element (None for
+    a text leaf below a node with several children): the node keeps no other element, so
+    a long chain costs a tag name (shared) per merged element, not an lxml proxy each;
+    :attr:`elements` finds the others through their parents.
     """
 
-    __slots__ = ("block", "children", "depth", "elements", "parent", "tags")
+    __slots__ = ("block", "children", "depth", "element", "parent", "tags")
 
-    def __init__(self, tags: list[str], elements: list[Any], parent: CNode | None) -> None:
+    def __init__(self, tags: list[str], element: Any, parent: CNode | None) -> None:
         self.tags = tags
-        self.elements = elements
+        self.element = element
         self.parent = parent
         self.children: list[CNode] = []
         self.block: TextBlock | None = None
@@ -1305,6 +1308,24 @@ class CNode:
     def tag(self) -> str:
         """The innermost merged tag (``#text`` for a leaf)."""
         return self.tags[-1] if self.tags else ""
+
+    @property
+    def size(self) -> int:
+        """How many elements the node merged (0 for a text leaf below several children)."""
+        tags = self.tags
+        return len(tags) - 1 if tags and tags[-1] == "#text" else len(tags)
+
+    @property
+    def elements(self) -> list[Any]:
+        """The merged lxml elements, outermost first (made anew on each read: keep
+        the list only while the tree is not edited)."""
+        el = self.element
+        out: list[Any] = []
+        for _ in range(self.size):
+            out.append(el)
+            el = el.getparent()
+        out.reverse()
+        return out
 
     def __repr__(self) -> str:
         return f"CNode({'>'.join(self.tags)}, children={len(self.children)})"
@@ -1378,6 +1399,7 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
     pos = 0
     names: dict[Any, int] = {}
     tag_paths: dict[str, str] = {}  # one string per distinct tag path, shared by the blocks
+    tag_names: dict[str, str] = {}  # one string per tag name, shared by the Collapsed DOM
     kids: list[Any] = []  # the children with text of the open element, in page order
     open_kids: list[list[Any]] = []  # those of its open ancestors
     top: CNode | None = None
@@ -1400,6 +1422,7 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
             source_start=pos,
             source_end=pos + len(raw),
         )
+        del block.extra  # made when first read: most leaf blocks never need a dict
         blocks.append(block)
         offset += len(text) + 1
         return block
@@ -1441,9 +1464,13 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
                 if tag == "a":
                     in_link -= 1
                 path = path.parent
+                name = el.tag
                 if tag not in _VOID:
-                    pos += names[el.tag] + 3
-                node = _cdom_node(el, kids) if kids or path is None else None
+                    pos += names[name] + 3
+                if kids or path is None:
+                    node = _cdom_node(el, tag_names.setdefault(name, name), kids)
+                else:
+                    node = None
                 kids = open_kids.pop()
                 if node is not None:
                     if path is None:
@@ -1460,33 +1487,31 @@ def _leaf_segment(doc: Document) -> list[TextBlock]:
                 kids.append(add(path, raw))
             pos += len(raw)
     if top is None:  # the root itself is removed
-        top = CNode([doc.root.tag], [doc.root], None)
+        top = CNode([doc.root.tag], doc.root, None)
     doc.cached("cdom_built", lambda: top)
     return blocks
 
 
-def _cdom_node(el: Any, kids: list[Any]) -> CNode:
-    """The Collapsed DOM node of an element that ends, from its children with text (nodes
-    already made, and text blocks). Chains are built from the inside out, so a node's
-    ``tags`` and ``elements`` are innermost first and its ``depth`` unset until
-    :func:`_build_cdom` puts them in order."""
+def _cdom_node(el: Any, tag: str, kids: list[Any]) -> CNode:
+    """The Collapsed DOM node of an element that ends (``tag``: its name, one string shared
+    by every element of that name), from its children with text (nodes already made, and
+    text blocks). Chains are built from the inside out, so a node's ``tags`` are innermost
+    first and its ``depth`` unset until :func:`_build_cdom` puts them in order. An element
+    that joins a chain is not kept: the node keeps its innermost element alone."""
     if len(kids) == 1:
         kid = kids[0]
         if isinstance(kid, CNode):  # a single child element: it joins the chain
-            kid.tags.append(el.tag)
-            kid.elements.append(el)
+            kid.tags.append(tag)
             return kid
-        node = CNode(["#text", el.tag], [el], None)  # a single text child: a leaf
+        node = CNode(["#text", tag], el, None)  # a single text child: a leaf
         node.block = kid
-        kid.extra["cnode"] = node
         return node
-    node = CNode([el.tag], [el], None)
+    node = CNode([tag], el, None)
     children = node.children
     for kid in kids:
         if isinstance(kid, TextBlock):
-            child = CNode(["#text"], [], node)
+            child = CNode(["#text"], None, node)
             child.block = kid
-            kid.extra["cnode"] = child
         else:
             child = kid
             child.parent = node
@@ -1509,7 +1534,6 @@ def _build_cdom(doc: Document) -> CNode:
     while todo:
         node = todo.pop()
         node.tags.reverse()
-        node.elements.reverse()
         parent = node.parent
         node.depth = 0 if parent is None else parent.depth + 1
         todo.extend(node.children)

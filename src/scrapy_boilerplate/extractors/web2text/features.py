@@ -118,9 +118,10 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from lxml import etree
 
 from scrapy_boilerplate.core.deadline import check
-from scrapy_boilerplate.core.document import Document
+from scrapy_boilerplate.core.document import LEAF_SKIPPED_TAGS, Document
 
 __all__ = [
     "BLOCK_BINARY",
@@ -626,7 +627,6 @@ class _Tree:
     chain: np.ndarray  # id of each node's merged-tag chain (tuple of tags) ...
     chains: list[tuple[str, ...]]  # ... and the chains
     class_path: np.ndarray  # class-path id of each block
-    owner: dict[Any, int]  # lxml element -> index of the node that merged it
 
 
 def _class_names(value: str | None) -> tuple[str, ...] | None:
@@ -643,8 +643,8 @@ def _class_names(value: str | None) -> tuple[str, ...] | None:
 def _flatten(doc: Document, n: int) -> _Tree:
     """One iterative pre-order pass over the Collapsed DOM.
 
-    Per node it records the parent, the merged tags and the class path, and maps each
-    element to its node.
+    Per node it records the parent, the merged tags and the class path (the node keeps
+    its innermost element: the others are its ancestors, read here and let go).
     """
     root = doc.collapsed_dom()
     parent: list[int] = []
@@ -653,7 +653,6 @@ def _flatten(doc: Document, n: int) -> _Tree:
     path_of: list[int] = []
     chain_ids: dict[tuple[str, ...], int] = {}
     path_ids: dict[tuple[int, int, Any], int] = {}
-    owner: dict[Any, int] = {}
     leaf = np.zeros(n, np.int64)
     class_path = np.zeros(n, np.int64)
     text_chain = chain_ids[("#text",)] = 0
@@ -667,22 +666,24 @@ def _flatten(doc: Document, n: int) -> _Tree:
             check()  # the page's deadline, every 1024 nodes
         parent.append(p)
         depth.append(node.depth)
-        elements = node.elements
+        tags = node.tags
+        size = len(tags) - 1 if tags[-1] == "#text" else len(tags)  # (CNode.size)
         parent_path = path_of[p] if p >= 0 else -1
-        if not elements:  # a text leaf below a node with several children
+        if not size:  # a text leaf below a node with several children
             cid = text_chain
             classes: Any = None
         else:
-            tags = tuple(node.tags)
-            cid = chain_ids.setdefault(tags, len(chain_ids))
-            if len(elements) == 1:
-                el = elements[0]
-                owner[el] = i
+            cid = chain_ids.setdefault(tuple(tags), len(chain_ids))
+            el = node.element
+            if size == 1:
                 classes = _class_names(el.get("class"))
-            else:
-                for el in elements:
-                    owner[el] = i
-                classes = tuple([_class_names(el.get("class")) for el in elements])
+            else:  # the merged elements, innermost first
+                names = []
+                for _ in range(size):
+                    names.append(_class_names(el.get("class")))
+                    el = el.getparent()
+                names.reverse()
+                classes = tuple(names)
         chain_of.append(cid)
         key = (parent_path, cid, classes)
         pid = path_ids.get(key)
@@ -714,7 +715,6 @@ def _flatten(doc: Document, n: int) -> _Tree:
         chain=np.asarray(chain_of, np.int64),
         chains=list(chain_ids),
         class_path=class_path,
-        owner=owner,
     )
 
 
@@ -725,75 +725,96 @@ def _tag_selector(root: Any, tags: Any) -> tuple[str, ...]:
     return tuple(tags)
 
 
-def _form_flags(doc: Document, tree: _Tree) -> np.ndarray:
-    """Which nodes contain a form element (form, input, select, textarea, button)."""
-    form = np.zeros(tree.parent.size, bool)
-    parent = tree.parent
-    owner = tree.owner
-    for el in doc.root.iter(*_tag_selector(doc.root, FORM_TAGS)):
-        while el is not None and el not in owner:
-            el = el.getparent()
-        j = owner[el] if el is not None else -1
-        while j >= 0 and not form[j]:
-            form[j] = True
-            j = parent[j]
-    return form
+_SKIPPED = 4  # a _kind bit: left out of the DOM leaves (LEAF_SKIPPED_TAGS)
 
 
-def _gap_breaks(doc: Document, tree: _Tree, n: int) -> np.ndarray:
-    """Line breaks made by elements without text: ``out[i]`` is True when a ``<br>``,
+def _kind(tag: str, namespaced: bool) -> int:
+    """What :func:`_element_marks` needs of a tag: 1 a break tag, 2 a form element, 4 left
+    out of the DOM leaves. Break and form tags match as ``root.iter(*_tag_selector(...))``
+    finds them: under a namespaced root in any namespace, else only without one."""
+    local = tag[tag.find("}") + 1 :]
+    name = local if namespaced else tag
+    kind = (name in BREAK_TAGS) | (name in FORM_TAGS) << 1
+    return kind | _SKIPPED if local.lower() in LEAF_SKIPPED_TAGS else kind
+
+
+def _element_marks(doc: Document, tree: _Tree, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Which nodes contain a form element (form, input, select, textarea, button), and the
+    line breaks made by elements without text: ``gaps[i]`` is True when a ``<br>``,
     ``<hr>`` or other block-level element with no text below it (an empty ``div``, a
     removed one, ...) lies between block ``i`` and block ``i + 1``.
 
-    Each such element hangs, maybe through other textless elements, below an element of
-    the Collapsed DOM; its place among that element's children says which gap it is in.
+    One walk over the tree that counts the blocks as the DOM-leaf walk makes them (a
+    non-blank text or tail inside the root, nothing inside removed elements and
+    :data:`~scrapy_boilerplate.core.document.LEAF_SKIPPED_TAGS`), so no element is looked
+    up by identity: an element has text below it (it is part of the Collapsed DOM) when
+    the count grows between its start and its end; the node holding it is the one whose
+    block range is the element's; a textless element lies after as many blocks as were
+    counted when it starts. A form element marks the nearest element with text around it
+    (its node and the node's ancestors).
     """
-    out = np.zeros(max(n - 1, 0), bool)
-    owner = tree.owner
-    targets: dict[Any, set[Any]] = {}
-    top: dict[Any, tuple[Any, Any] | None] = {}  # textless element -> (CDOM parent, child)
-    for el in doc.root.iter(*_tag_selector(doc.root, BREAK_TAGS)):
-        if el in owner or el in top:
+    form = np.zeros(tree.parent.size, bool)
+    gaps = np.zeros(max(n - 1, 0), bool)
+    root = doc.root
+    removed = doc.removed
+    parent, lo, hi, leaf = tree.parent, tree.lo, tree.hi, tree.leaf
+    namespaced = root.tag[:1] == "{"
+    form_select = _tag_selector(root, FORM_TAGS)
+    break_select = _tag_selector(root, BREAK_TAGS)
+    kinds: dict[str, int] = {}  # a tag's _kind, found once per page
+    count = 0  # blocks so far
+    # per open element: the count at its start << 2 | 1 (a break tag) | 2 (a form element
+    # in it, not yet given to a node)
+    stack: list[int] = []
+    skipped = None  # the removed or skipped element whose end comes next
+    seen = 0
+    walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
+    for event, el in walker:
+        if event == "start":
+            tag = el.tag
+            kind = kinds.get(tag)
+            if kind is None:
+                kind = kinds[tag] = _kind(tag, namespaced)
+            if kind & _SKIPPED or el in removed:
+                # no blocks inside: a break and a form element anywhere in it count here
+                if next(el.iter(*break_select), None) is not None and 0 < count < n:
+                    gaps[count - 1] = True
+                if stack and not stack[-1] & 2 and next(el.iter(*form_select), None) is not None:
+                    stack[-1] |= 2
+                walker.skip_subtree()
+                skipped = el
+                continue
+            stack.append(count << 2 | kind)
+            seen += 1
+            if not seen & 4095:
+                check()  # the page's deadline, every 4096 elements
+            text = el.text
+            if text and not text.isspace():
+                count += 1
             continue
-        climbed = [el]
-        cur = el
-        found: tuple[Any, Any] | None = None
-        while True:
-            up = cur.getparent()
-            if up is None:
-                break
-            if up in owner:
-                found = (up, cur)
-                break
-            if up in top:
-                found = top[up]
-                break
-            climbed.append(up)
-            cur = up
-        for c in climbed:
-            top[c] = found
-        if found is not None:
-            targets.setdefault(found[0], set()).add(found[1])
-    if not targets:
-        return out
-    lo, hi = tree.lo, tree.hi
-    for el, children in targets.items():
-        x = owner[el]
-        text = el.text
-        count = 1 if text and not text.isspace() else 0
-        base = int(lo[x]) - 1
-        for child in el:
-            if child in children:
-                gap = base + count
-                if 0 <= gap < n - 1:
-                    out[gap] = True
-            k = owner.get(child)
-            if k is not None:
-                count += int(hi[k] - lo[k]) + 1
-            tail = child.tail
+        if event == "end":
+            if el is skipped:
+                skipped = None
+            else:
+                top = stack.pop()
+                first = top >> 2
+                if count == first:  # no text below: not in the Collapsed DOM
+                    if top & 1 and 0 < count < n:
+                        gaps[count - 1] = True
+                    if top & 2 and stack:
+                        stack[-1] |= 2
+                elif top & 2:  # the node of this element: the one with its block range
+                    j = int(leaf[first])
+                    while j >= 0 and not (lo[j] == first and hi[j] == count - 1):
+                        j = int(parent[j])
+                    while j >= 0 and not form[j]:
+                        form[j] = True
+                        j = int(parent[j])
+        if stack:
+            tail = el.tail
             if tail and not tail.isspace():
                 count += 1
-    return out
+    return form, gaps
 
 
 # ---------------------------------------------------------------------------------------------
@@ -908,8 +929,9 @@ class _PageStats:
     breaks: np.ndarray  # (n - 1,) bool: edge feature 5
 
     def block_rows(self, i: int, j: int) -> np.ndarray:
-        """Rows ``i:j`` of the block matrix."""
-        out = np.zeros((j - i, N_BLOCK), np.float32)
+        """Rows ``i:j`` of the block matrix, column-major: the networks take the rows
+        transposed, which is then a view, not a second copy of the chunk."""
+        out = np.zeros((j - i, N_BLOCK), np.float32, order="F")
         # b1-b3: duplicates and class path.
         dup = self.dup[i:j]
         out[:, 0] = dup > 1
@@ -934,8 +956,9 @@ class _PageStats:
         return out
 
     def edge_rows(self, i: int, j: int) -> np.ndarray:
-        """Rows ``i:j`` of the edge matrix (edge ``k`` joins blocks ``k`` and ``k + 1``)."""
-        edge = np.zeros((j - i, N_EDGE), np.float32)
+        """Rows ``i:j`` of the edge matrix (edge ``k`` joins blocks ``k`` and ``k + 1``),
+        column-major as :meth:`block_rows`."""
+        edge = np.zeros((j - i, N_EDGE), np.float32, order="F")
         if j > i:
             # Leaves are consecutive in pre-order, so the node right after leaf k is a child
             # of the common ancestor of blocks k and k + 1.
@@ -1007,7 +1030,8 @@ def _stats(doc: Document, stopwords: frozenset[str] | None) -> _PageStats | None
         node[i:j, 1] = np.minimum(_ratio(sums[:, _K_LINK], sums[:, _K_CHARS]), 1.0)
         node[i:j, 2:19] = _text_columns(sums, ends_punct[last], ends_question[last], 10.0)
     del prefix
-    node[:, 19] = _form_flags(doc, tree)
+    form, gaps = _element_marks(doc, tree, n)
+    node[:, 19] = form
 
     text_count = Counter(texts)
     return _PageStats(
@@ -1023,7 +1047,7 @@ def _stats(doc: Document, stopwords: frozenset[str] | None) -> _PageStats | None
         path_count=np.bincount(tree.class_path),
         parent_tags=_tag_matrix(tree.chains, PARENT_TAGS),
         leaf_tags=_tag_matrix(tree.chains, LEAF_TAGS),
-        breaks=_line_breaks(doc, tree, n) if n > 1 else np.zeros(0, bool),
+        breaks=_line_breaks(tree, n, gaps) if n > 1 else np.zeros(0, bool),
     )
 
 
@@ -1035,11 +1059,11 @@ def _compute(doc: Document, stopwords: frozenset[str] | None) -> _PageFeatures:
     return _PageFeatures(stats.block_rows(0, stats.n), stats.edge_rows(0, stats.n - 1))
 
 
-def _line_breaks(doc: Document, tree: _Tree, n: int) -> np.ndarray:
+def _line_breaks(tree: _Tree, n: int, gaps: np.ndarray) -> np.ndarray:
     """Edge feature 5: a block-level tag (or ``<br>``/``<hr>``) starts or ends between the
     two texts. The elements that end after block ``i`` are the nodes whose last block is
     ``i``; those that start before block ``i + 1`` the nodes whose first block is ``i + 1``;
-    textless elements in between come from :func:`_gap_breaks`."""
+    textless elements in between are ``gaps`` (see :func:`_element_marks`)."""
     breaking = np.fromiter(
         (not BREAK_TAGS.isdisjoint(map(_local, tags)) for tags in tree.chains),
         bool,
@@ -1048,7 +1072,7 @@ def _line_breaks(doc: Document, tree: _Tree, n: int) -> np.ndarray:
     weight = breaking.astype(np.float64)
     closes = np.bincount(tree.hi, weight, minlength=n) > 0
     opens = np.bincount(tree.lo, weight, minlength=n) > 0
-    return closes[:-1] | opens[1:] | _gap_breaks(doc, tree, n)
+    return closes[:-1] | opens[1:] | gaps
 
 
 def _features(doc: Document, stopwords: frozenset[str] | None) -> _PageFeatures:
