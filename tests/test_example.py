@@ -19,7 +19,7 @@ def test_example_crawl_runs_every_spider_and_writes_items_with_main_text(tmp_pat
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for spider, extractor in (("articles", "justext"), ("cnr", "cnr"), ("per_request", None)):
+    for spider, extractor in (("articles", "auto"), ("cnr", "cnr"), ("per_request", None)):
         lines = (tmp_path / f"{spider}.jsonl").read_text(encoding="utf-8").splitlines()
         items = [json.loads(line) for line in lines]
         assert len(items) == 9
@@ -32,7 +32,8 @@ def test_example_crawl_runs_every_spider_and_writes_items_with_main_text(tmp_pat
         for line in (tmp_path / "per_request.jsonl").read_text(encoding="utf-8").splitlines()
     }
     assert per_request["index.html"]["extractor"] == "cnr"
-    assert per_request["night-trains.html"]["extractor"] == "justext"
+    assert per_request["night-trains.html"]["extractor"] == "auto"
+    assert per_request["stare-kolo.html"]["extractor"] == "justext"
     focused = [json.loads(line) for line in (tmp_path / "focused.jsonl").read_text().splitlines()]
     assert len(focused) == 9 and all(isinstance(it["entities"], list) for it in focused)
     assert any(it["entities"] and it["entity_candidates"][0]["xpath"] for it in focused)

@@ -10,8 +10,8 @@ NEWSPIDER_MODULE = "slow_atlas.spiders"
 
 ADDONS = {"scrapy_boilerplate.Addon": 0}
 
-BOILERPLATE_EXTRACTOR = "justext"
-BOILERPLATE_PARAMS = {}  # the method's thresholds, e.g. {"length_low": 70}
+BOILERPLATE_EXTRACTOR = "auto"  # or a paper's method: "justext", "cnr", "web2text", "vips"
+BOILERPLATE_PARAMS = {}  # the method's parameters, e.g. {"threshold": 0.5}
 BOILERPLATE_EXECUTION = "thread"  # "inline", "thread" or "process"
 BOILERPLATE_ON_ERROR = "keep"  # keep items whose extraction failed, with the reason
 # Fields written into every item: main text, block labels, the method, and (not a

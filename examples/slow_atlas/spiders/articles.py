@@ -17,7 +17,7 @@ from slow_atlas.items import Article
 
 
 class ArticleSpider(scrapy.Spider):
-    """Follow the site's links; one item per page, with the project's settings (jusText)."""
+    """Follow the site's links; one item per page, with the project's settings (auto)."""
 
     name = "articles"
 
@@ -55,16 +55,17 @@ class CnrSpider(ArticleSpider):
 
 
 class PerRequestSpider(ArticleSpider):
-    """jusText for most pages, other choices for some requests through ``meta``.
+    """The project's method (``auto``) for most pages, other choices for some requests
+    through ``meta``.
 
     ``meta["boilerplate"] = {"extractor": ..., "params": {...}}`` overrides the settings
-    for one request: the Czech article gets the Czech stoplist and a lower
+    for one request: the Czech article gets jusText with the Czech stoplist and a lower
     ``length_low``; the home page, a list of teasers, gets CNR.
     """
 
     name = "per_request"
     overrides: ClassVar[dict[str, dict[str, Any]]] = {
-        "stare-kolo.html": {"params": {"language": "cs", "length_low": 50}},
+        "stare-kolo.html": {"extractor": "justext", "params": {"language": "cs", "length_low": 50}},
         "index.html": {"extractor": "cnr"},
     }
 
