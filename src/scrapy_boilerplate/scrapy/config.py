@@ -61,6 +61,9 @@ BOILERPLATE_WORKERS = 0
 BOILERPLATE_QUEUE_SIZE = 0
 #: ``keep`` an item whose extraction failed, with the reason recorded, or ``drop`` it.
 BOILERPLATE_ON_ERROR = "keep"
+#: Items whose extraction's ``quality`` (the expected text F1, from methods that estimate
+#: it: ``auto``) is below this are dropped by the pipeline (0: keep every item).
+BOILERPLATE_MIN_QUALITY = 0.0
 #: Responses whose Content-Type says nothing of HTML are extracted if their body looks
 #: like HTML.
 BOILERPLATE_SNIFF = True
@@ -267,6 +270,7 @@ class Config:
     workers: int = 1
     queue_size: int = 4
     on_error: str = BOILERPLATE_ON_ERROR
+    min_quality: float = BOILERPLATE_MIN_QUALITY
     sniff: bool = BOILERPLATE_SNIFF
     decode_size: int = BOILERPLATE_DECODE_SIZE
     memory_trim: float = BOILERPLATE_MEMORY_TRIM
@@ -346,6 +350,20 @@ class Config:
                 "BOILERPLATE_ON_ERROR", f"expected one of {', '.join(ON_ERROR)}, got {on_error!r}"
             )
         decode_size = at_least_zero("BOILERPLATE_DECODE_SIZE", "getint", "bytes >= 0 (0: off)")
+        min_quality = at_least_zero(
+            "BOILERPLATE_MIN_QUALITY", "getfloat", "a quality from 0 to 1 (0: keep every item)"
+        )
+        if min_quality > 1:
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_MIN_QUALITY",
+                f"expected a quality from 0 to 1 (0: keep every item), got {min_quality}",
+            )
+        if min_quality and not container and "quality" not in fields:
+            raise BoilerplateSettingsError(
+                "BOILERPLATE_MIN_QUALITY",
+                "the pipeline reads each item's quality: add the quality output to "
+                "BOILERPLATE_FIELDS (e.g. {..., 'quality': 'quality'}) or use a container field",
+            )
         return cls(
             enabled=enabled,
             extractor=extractor,
@@ -362,6 +380,7 @@ class Config:
             workers=workers,
             queue_size=queue_size,
             on_error=on_error,
+            min_quality=min_quality,
             sniff=get("BOILERPLATE_SNIFF", "getbool"),
             decode_size=decode_size,
             gc_freeze=get("BOILERPLATE_GC_FREEZE", "getbool"),

@@ -114,6 +114,19 @@ class ItemWriter:
         for name, value in values.items():
             adapter[name] = value
 
+    def quality(self, item: Any) -> float | None:
+        """The quality written into an item (None where its method gives none or the item
+        holds no quality output): what ``BOILERPLATE_MIN_QUALITY`` looks at."""
+        adapter = ItemAdapter(item)
+        if self.container:
+            value = adapter.get(self.container)
+            quality = value.get("quality") if isinstance(value, dict) else None
+        elif "quality" in self.fields:
+            quality = adapter.get(self.fields["quality"])
+        else:
+            return None
+        return float(quality) if isinstance(quality, (int, float)) else None
+
     def failure(self, item: Any) -> str | None:
         """The recorded reason an item has no main text (None when it has it or none was
         written): what ``BOILERPLATE_ON_ERROR = "drop"`` looks at."""

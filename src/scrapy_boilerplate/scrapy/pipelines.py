@@ -5,8 +5,9 @@ event loop like the downloader middleware, and applies ``BOILERPLATE_ON_ERROR``:
 ``"drop"``, an item with no main text (a recorded reason: error, timeout, a response
 that was not HTML, a page whose every block is boilerplate...) is dropped and counted
 under ``boilerplate/items_dropped/<reason>``; with ``"keep"`` it goes on with the reason
-in its fields. Items scraped from a response got their fields from the
-spider middleware already.
+in its fields. With ``BOILERPLATE_MIN_QUALITY``, an item whose method estimated a lower
+``quality`` (``auto``) is dropped too, counted under ``boilerplate/items_dropped/low-quality``.
+Items scraped from a response got their fields from the spider middleware already.
 """
 
 from __future__ import annotations
@@ -58,6 +59,14 @@ class BoilerplatePipeline(Component):
             if reason is not None:
                 state.reporter.inc(f"items_dropped/{reason}")
                 raise DropItem(f"scrapy-boilerplate: no main text ({reason}: {gloss(reason)})")
+        if config.min_quality:
+            quality = state.writer.quality(item)
+            if quality is not None and quality < config.min_quality:
+                state.reporter.inc("items_dropped/low-quality")
+                raise DropItem(
+                    f"scrapy-boilerplate: quality {quality:.3f} below BOILERPLATE_MIN_QUALITY "
+                    f"({config.min_quality:g})"
+                )
         return item
 
     async def _extract(self, html: Any, adapter: ItemAdapter) -> Extraction:
