@@ -18,14 +18,12 @@ too small to gain from threads; ``SCRAPY_BOILERPLATE_ORT_THREADS`` sets another 
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from scrapy_boilerplate.core.models import ModelFileError, ModelFiles, onnx_session
+from scrapy_boilerplate.core.models import ModelFileError, ModelFiles, model_file, open_onnx
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 DEFAULT_MODEL = MODEL_DIR / "auto.onnx"
@@ -43,13 +41,6 @@ class ModelError(ModelFileError):
         super().__init__(path, reason, "auto model")
 
 
-def _loads(value: str) -> Any:
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
-
-
 class AutoModel:
     """One ONNX file's trees, ready to score a page's blocks, type and quality."""
 
@@ -61,17 +52,10 @@ class AutoModel:
                 "no such file (the shipped model is auto; train one with "
                 "`scrapy-boilerplate train auto`)",
             )
-        self.session = onnx_session(path, threads, ModelError)
+        self.session, self.metadata = open_onnx(
+            path, threads, ModelError, FEATURE_VERSION, "scrapy-boilerplate train auto"
+        )
         self.path = path
-        meta = self.session.get_modelmeta().custom_metadata_map
-        self.metadata: dict[str, Any] = {k: _loads(v) for k, v in meta.items()}
-        version = str(self.metadata.get("feature_version", ""))
-        if version != FEATURE_VERSION:
-            raise ModelError(
-                path,
-                f"made for feature version {version or '(none)'}, this package computes "
-                f"version {FEATURE_VERSION}: retrain it with `scrapy-boilerplate train auto`",
-            )
         inputs = {i.name for i in self.session.get_inputs()}
         outputs = {o.name for o in self.session.get_outputs()}
         if inputs != set(INPUTS) or not set(OUTPUTS) <= outputs:
@@ -130,14 +114,7 @@ def shipped_models() -> list[str]:
 def resolve_model(path: Path | str | None) -> Path:
     """The file of a model: None is the shipped model; a bare name (``"auto"``) a shipped
     model; anything else a path (a path comes from settings only, never a request)."""
-    if not path:
-        return DEFAULT_MODEL
-    text = str(path)
-    if isinstance(path, str) and "/" not in text and "\\" not in text and "." not in text:
-        shipped = MODEL_DIR / f"{text}.onnx"
-        if shipped.is_file():
-            return shipped
-    return Path(path).expanduser().resolve()
+    return model_file(path, MODEL_DIR, DEFAULT_MODEL)
 
 
 def check_model(path: Path | str | None = None) -> None:

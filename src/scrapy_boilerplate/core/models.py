@@ -9,6 +9,7 @@ file again, until its size or modification time changes.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Callable
@@ -51,6 +52,51 @@ def onnx_session(
         )
     except Exception as exc:  # onnxruntime raises its own types for corrupt files
         raise error(path, f"not a readable ONNX model ({type(exc).__name__}: {exc})") from exc
+
+
+def open_onnx(
+    path: Path,
+    threads: int | None,
+    error: Callable[[Path, str], ModelFileError],
+    feature_version: str,
+    retrain: str,
+) -> tuple[Any, dict[str, Any]]:
+    """The session of the ONNX model at ``path`` (:func:`onnx_session`) and its metadata
+    (``metadata_props``, JSON values decoded); a model whose ``feature_version`` is not
+    ``feature_version`` raises ``error`` saying to retrain it with the command ``retrain``,
+    rather than silently mislabelling pages."""
+    session = onnx_session(path, threads, error)
+    meta = session.get_modelmeta().custom_metadata_map
+    metadata = {k: _json_or_text(v) for k, v in meta.items()}
+    version = str(metadata.get("feature_version", ""))
+    if version != feature_version:
+        raise error(
+            path,
+            f"made for feature version {version or '(none)'}, this package computes "
+            f"version {feature_version}: retrain it with `{retrain}`",
+        )
+    return session, metadata
+
+
+def _json_or_text(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def model_file(path: Path | str | None, model_dir: Path, default: Path) -> Path:
+    """The file of a model: None is ``default``; a bare name without a suffix or folder is
+    the shipped model of that name in ``model_dir`` (when there is one); anything else is a
+    path (a path comes from settings only, never from a request)."""
+    if not path:
+        return default
+    text = str(path)
+    if isinstance(path, str) and "/" not in text and "\\" not in text and "." not in text:
+        shipped = model_dir / f"{text}.onnx"
+        if shipped.is_file():
+            return shipped
+    return Path(path).expanduser().resolve()
 
 
 def file_signature(path: str) -> tuple[int, int] | None:

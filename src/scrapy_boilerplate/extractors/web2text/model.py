@@ -22,14 +22,12 @@ each side (the receptive field of three kernel-3 layers is 3 blocks each way), s
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from scrapy_boilerplate.core.models import ModelFileError, ModelFiles, onnx_session
+from scrapy_boilerplate.core.models import ModelFileError, ModelFiles, model_file, open_onnx
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 DEFAULT_MODEL = MODEL_DIR / "web2text.onnx"
@@ -62,17 +60,10 @@ class Web2TextModel:
                 f"one by name), or give the path of a model file (train one with "
                 f"`scrapy-boilerplate train`)",
             )
-        self.session = onnx_session(path, threads, ModelError)
+        self.session, self.metadata = open_onnx(
+            path, threads, ModelError, FEATURE_VERSION, "scrapy-boilerplate train"
+        )
         self.path = path
-        meta = self.session.get_modelmeta().custom_metadata_map
-        self.metadata: dict[str, Any] = {k: _loads(v) for k, v in meta.items()}
-        version = str(self.metadata.get("feature_version", ""))
-        if version != FEATURE_VERSION:
-            raise ModelError(
-                path,
-                f"made for feature version {version or '(none)'}, this package computes "
-                f"version {FEATURE_VERSION}: retrain it with `scrapy-boilerplate train`",
-            )
         names = {i.name for i in self.session.get_inputs()}
         if names != {"blocks", "edges"}:
             raise ModelError(path, f"expected inputs 'blocks' and 'edges', found {sorted(names)}")
@@ -113,13 +104,6 @@ class Web2TextModel:
         return unary[0].T, pairwise[0].T[:m]
 
 
-def _loads(value: str) -> Any:
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
-
-
 #: Models by path, loaded once per process; a file that failed to load fails every later
 #: page at once (a load reads the whole file) until the file changes.
 _files: ModelFiles[Web2TextModel] = ModelFiles(Web2TextModel)
@@ -133,14 +117,7 @@ def shipped_models() -> list[str]:
 def resolve_model(path: Path | str | None) -> Path:
     """The file of a model: None is the default shipped model; a bare name without a
     suffix or folder (``"cleaneval"``) is a shipped model; anything else is a path."""
-    if not path:
-        return DEFAULT_MODEL
-    text = str(path)
-    if isinstance(path, str) and "/" not in text and "\\" not in text and "." not in text:
-        shipped = MODEL_DIR / f"{text}.onnx"
-        if shipped.is_file():
-            return shipped
-    return Path(path).expanduser().resolve()
+    return model_file(path, MODEL_DIR, DEFAULT_MODEL)
 
 
 def check_model(path: Path | str | None = None) -> None:
