@@ -213,6 +213,11 @@ def test_train_auto_from_the_command_line_refuses_what_it_cannot_do(tmp_path: Pa
     assert main(["train", "auto", "--data", str(tmp_path / "nowhere")]) == 3
     (tmp_path / "empty").mkdir()
     assert main(["train", "auto", "--data", str(tmp_path / "empty")]) == 3
+    partial = tmp_path / "partial"  # the first set there, a later one missing
+    _tiny_datasets(partial)
+    shutil.rmtree(partial / "cleaneval")
+    assert main(["train", "auto", "--data", str(partial), "--out", str(tmp_path / "p.onnx")]) == 3
+    assert not (tmp_path / "p.onnx").exists()
     existing = tmp_path / "auto.onnx"
     shutil.copy(model.DEFAULT_MODEL, existing)
     data = tmp_path / "data"

@@ -98,15 +98,23 @@ def _read(path: Path) -> str:
     return path.read_bytes().decode("utf-8", errors="replace")
 
 
-def read_examples(
-    data: Path, sets: Sequence[tuple[str, tuple[str, ...]]] = TRAINING_SETS
-) -> Iterator[Example]:
-    """The training pages of ``sets`` under ``data``; a missing folder raises FileNotFoundError
-    naming it and how to get it."""
-    for name, splits in sets:
+def check_data(data: Path, sets: Sequence[tuple[str, tuple[str, ...]]] = TRAINING_SETS) -> None:
+    """Raise FileNotFoundError naming the first set of ``sets`` missing under ``data`` (and
+    how to get it), before any page is read."""
+    for name, _ in sets:
         folder = data / name
         if not (folder / "index.jsonl").is_file():
             raise FileNotFoundError(f"{folder}: no such dataset (unpack the datasets there first)")
+
+
+def read_examples(
+    data: Path, sets: Sequence[tuple[str, tuple[str, ...]]] = TRAINING_SETS
+) -> Iterator[Example]:
+    """The training pages of ``sets`` under ``data`` (:func:`check_data` first: a missing
+    set fails before any page is read)."""
+    check_data(data, sets)
+    for name, splits in sets:
+        folder = data / name
         members: set[str] | None = None
         if name != "wcxb-dev":
             chosen = json.loads(_read(folder / "splits.json"))

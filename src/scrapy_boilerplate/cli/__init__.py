@@ -830,7 +830,7 @@ def cmd_train_auto(args: argparse.Namespace) -> int:
         if path.exists() and not args.force:
             raise UsageError(f"--out: {path} exists (give --force to replace it)")
     try:
-        training.read_examples(data).__next__()
+        training.check_data(data)
     except FileNotFoundError as exc:
         raise InputError(str(exc)) from None
     try:
