@@ -8,6 +8,7 @@ from scrapy_boilerplate.core import registry
 from scrapy_boilerplate.core.deadline import ExtractionTimeout, check, within
 from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT, MAX_SIZE_DEFAULT, parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
+from scrapy_boilerplate.core.metadata import empty_metadata, page_metadata
 from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.core.registry import DEFAULT_EXTRACTOR, Extractor
 from scrapy_boilerplate.core.result import Extraction
@@ -22,6 +23,7 @@ def extract(
     timeout: float | None = None,
     max_size: int = MAX_SIZE_DEFAULT,
     max_nodes: int = MAX_NODES_DEFAULT,
+    metadata: bool = False,
     **params: Any,
 ) -> Extraction:
     """Run ``extractor`` on a page and return its :class:`Extraction`.
@@ -38,6 +40,12 @@ def extract(
     method gave none gets ``no-content`` (blocks, none of them content) or ``no-text``. A bad
     parameter raises :class:`InvalidParameter`; an unknown method raises
     :class:`UnknownExtractor`.
+
+    ``metadata=True`` also reads the page's metadata into ``Extraction.metadata`` (title,
+    authors, dates, language, description, canonical URL, site name, images, breadcrumbs,
+    each with its source; :func:`~scrapy_boilerplate.core.metadata.page_metadata`). It is
+    off by default: it costs about one more parse of the page's ``<head>`` and structured
+    data.
     """
     method = registry.get(extractor)
     checked = method.validate(params)
@@ -45,7 +53,7 @@ def extract(
         try:
             with within(timeout):
                 return _extract(html, method, extractor, checked, url, encoding, max_size,
-                                max_nodes)  # fmt: skip
+                                max_nodes, metadata)  # fmt: skip
         except ExtractionTimeout as exc:
             return Extraction.failed(
                 Reason.TIMEOUT,
@@ -54,7 +62,7 @@ def extract(
                 url=url,
                 extra={"error": f"ExtractionTimeout: {exc}"},
             )
-    return _extract(html, method, extractor, checked, url, encoding, max_size, max_nodes)
+    return _extract(html, method, extractor, checked, url, encoding, max_size, max_nodes, metadata)
 
 
 def _extract(
@@ -66,13 +74,18 @@ def _extract(
     encoding: str | None,
     max_size: int,
     max_nodes: int,
+    metadata: bool = False,
 ) -> Extraction:
     try:
         doc = parse(html, url=url, encoding=encoding, max_size=max_size, max_nodes=max_nodes)
     except UnsupportedInput as exc:
-        return Extraction.failed(
+        failed = Extraction.failed(
             exc.reason, extractor, checked, url=url, extra={"detail": exc.detail}
         )
+        if metadata:
+            failed.metadata = empty_metadata()
+            failed.metadata["notes"].append(f"page not read: {failed.reason}")
+        return failed
     result = method.extract(doc, checked)
     check()  # a page past its deadline gives no result, whichever step passed it
     if result.reason is None and not result.main_text.strip():
@@ -87,4 +100,7 @@ def _extract(
     if result.language is None and doc.declared_language:
         # Methods without a language model report the page's declared language.
         result.language = doc.declared_language.split("-")[0].split("_")[0].lower() or None
+    if metadata:
+        result.metadata = page_metadata(doc, result)
+        check()
     return result

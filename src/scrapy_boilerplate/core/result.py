@@ -179,6 +179,11 @@ class Extraction:
     #: The expected text F1 of this result (0-1), for methods that estimate it (``auto``):
     #: a crawl may drop or re-route pages below a bound.
     quality: float | None = None
+    #: The page's metadata (title, authors, dates, language, description, canonical URL,
+    #: site name, images, breadcrumbs, each with its source: see
+    #: :func:`scrapy_boilerplate.core.metadata.page_metadata`), when asked for
+    #: (``extract(..., metadata=True)``); None otherwise.
+    metadata: dict[str, Any] | None = None
     # The block dicts an item gets (see :meth:`block_dicts`), made ahead of time off the
     # reactor thread for big pages (see :meth:`prepare_block_dicts`), with the kind they
     # were made for; taken once by the first item written.
@@ -235,6 +240,7 @@ class Extraction:
                 self.page_type,
                 self.page_type_probability,
                 self.quality,
+                self.metadata,
             ),
         )
 
@@ -317,6 +323,7 @@ class Extraction:
                     ("page_type", self.page_type),
                     ("page_type_probability", self.page_type_probability),
                     ("quality", self.quality),
+                    ("metadata", self.metadata),
                 )
                 if v is not None
             },
