@@ -500,7 +500,8 @@ class _Reader:
         named: list[tuple[str, str]] = []
         if structured is not None:
             text = _clean(structured[0] if not isinstance(structured[0], list) else None)
-            if text:
+            # microdata gives a link's href as its value: a path is no title
+            if text and not (" " not in text and ("/" in text or "://" in text)):
                 named.append((text, structured[1]))
         found = self.first_meta(_TITLE_META)
         if found:
@@ -515,7 +516,7 @@ class _Reader:
             # "Title | Site" or "Site | Title": the site's name is the shorter end
             site = {_norm(min(parts[0], parts[-1], key=len))}
         inner = {_norm(p) for p in parts} - site
-        headings = self._headings(result)
+        main_heading, headings = self._headings(result)
         for wanted in (whole - site, inner, whole | site):
             wanted.discard("")
             for text in headings:
@@ -523,26 +524,27 @@ class _Reader:
                     return text, "page"
         if named and named[0][1] in ("json-ld", "microdata"):
             return named[0]
-        if headings:
-            return headings[0], "page"
+        if main_heading or headings:
+            return main_heading or headings[0], "page"
         for text, source in named:
-            best = max(_TITLE_SEPARATORS.split(text), key=len).strip()
-            if best:
+            pieces = [p.strip() for p in _TITLE_SEPARATORS.split(text) if p.strip()]
+            pieces = [p for p in pieces if _norm(p) not in site] or pieces
+            if pieces:
+                best = max(pieces, key=len)
                 return _clean(best) or best, source
         return None
 
-    def _headings(self, result: Extraction | None) -> list[str]:
-        """The page's ``<h1>`` texts, the one in or next to the main text first."""
+    def _headings(self, result: Extraction | None) -> tuple[str | None, list[str]]:
+        """The ``<h1>`` of the main text (a content block of ``result``), if any, and the
+        page's ``<h1>`` texts."""
         texts = [text for _, text in self.h1 if len(text) <= 300]
         if result is not None:
             for block in result.blocks:
                 if block.label == "content" and block.tag == "h1":
                     text = _clean(block.text)
-                    if text and text in texts:
-                        texts.remove(text)
-                        texts.insert(0, text)
-                    break
-        return texts
+                    if text and len(text) <= 300:
+                        return text, texts
+        return None, texts
 
     def authors(self, result: Extraction | None = None) -> tuple[list[str], str] | None:
         found = self.item_value(("author", "creator"))
