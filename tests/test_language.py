@@ -134,13 +134,19 @@ def test_reads_further_only_when_unsure(monkeypatch: pytest.MonkeyPatch) -> None
     assert seen == [language.MAX_CHARS, len(language.sample(TEXTS["de"]))]
 
 
-def test_unsure_or_unknown_labels_give_no_language(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unsure_gives_no_language(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(language, "_classify", lambda chunk: ("de", 0.1))
     assert detect_language(TEXTS["de"]) == (None, 0.1)
-    monkeypatch.setattr(language, "_classify", lambda chunk: ("pcm", 0.9))
-    assert detect_language(TEXTS["en"]) == (None, 0.9)
-    monkeypatch.setattr(language, "_classify", lambda chunk: ("arz", 0.9))
-    assert detect_language(TEXTS["ar"]) == ("ar", 0.9)
+    monkeypatch.setattr(language, "_classify", lambda chunk: (None, 0.0))
+    assert detect_language(TEXTS["de"]) == (None, 0.0)
+
+
+def test_the_model_answers_only_iso_639_1_codes() -> None:
+    model = language._model()
+    assert set(model.codes) <= language.ISO_639_1
+    # labels without a code fold into their macrolanguage or are out of the vote
+    assert {"ar", "zh", "en", "ja", "ko", "th"} <= set(model.codes)
+    assert model is language._model()  # loaded once
 
 
 @pytest.mark.parametrize(
