@@ -239,3 +239,28 @@ def test_page_metadata_reads_an_lxml_html_tree_too() -> None:
     result = extract(root, metadata=True)
     assert result.metadata is not None and result.metadata["title"] == "T"
     assert lxml_html.tostring(root) == before
+
+
+def test_visible_date_next_to_the_heading() -> None:
+    body = "<h1>Kitchen sinks in the cloud</h1><div class='x'>October 3, 2024</div>"
+    # justext tells no page type: every page may carry a publication date
+    m = meta_of(
+        page("<title>t</title>", body), url="https://blog.example/sinks", extractor="justext"
+    )
+    assert m["date_published"] == "2024-10-03"
+    assert m["sources"]["date_published"] == "page"
+
+
+def test_visible_date_in_a_date_element() -> None:
+    body = "<span class='post-date'>Published 12 June 2025</span><h1>Title</h1>"
+    m = meta_of(page("<title>t</title>", body), url="https://blog.example/p", extractor="justext")
+    assert m["date_published"] == "2025-06-12"
+
+
+def test_detected_language_beside_the_declared_one() -> None:
+    text = "<p>" + "Der Fluss stieg in der Nacht und die Stadt erwachte im Wasser. " * 8 + "</p>"
+    html = f"<html lang='en'><head><title>t</title></head><body>{text}</body></html>"
+    m = meta_of(html)
+    assert m["language"] == "de"
+    assert m["declared_language"] == "en"
+    assert m["sources"]["language"] == "main-text"

@@ -30,6 +30,7 @@ import lxml.etree as etree
 from lxml.html import HtmlElement
 
 from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.language import normalize_language, page_language
 
 if TYPE_CHECKING:
     from scrapy_boilerplate.core.document import Document
@@ -70,7 +71,6 @@ MAX_LIST = 30
 MIN_YEAR = 1990
 #: The longest date string parsed.
 MAX_DATE_CHARS = 64
-EXTENSIVE = True
 
 #: schema.org types whose item is the page's main thing, by preference.
 _ARTICLE_TYPES = frozenset(
@@ -181,6 +181,25 @@ _NOT_NAMES = frozenset(
 _AUTHOR_SPLIT = re.compile(r"\s*(?:;|\||\band\b|&|\bund\b|\bet\b|\by\b)\s*", re.IGNORECASE)
 _WORDS = re.compile(r"\w+")
 _URL_DATE = re.compile(r"/((?:19|20)\d{2})[/_-]([01]?\d)[/_-]([0-3]?\d)(?:/|[_-]|\.html?|$)")
+#: Control and format characters (zero-width, direction marks): out of every text field.
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]"
+)
+#: class / id words of elements that show a page's date.
+_DATE_CLASS = re.compile(r"date|time|publish|posted|byline|entry-meta|post-meta")
+_MONTHS = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+#: A date as pages write it: "June 12, 2025", "12 June 2025", "2025-06-12".
+_TEXT_DATE = re.compile(
+    rf"\b{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d{{2}}\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTHS},?\s+(?:19|20)\d{{2}}\b"
+    r"|\b(?:19|20)\d{2}-[01]\d-[0-3]\d\b",
+    re.IGNORECASE,
+)
+#: Any of the class / id words the attributes pass looks for (one search per element).
+_ATTRIBUTE_WORDS = re.compile("author|byline|writer|breadcrumb|" + _DATE_CLASS.pattern)
 _SCANNED_TAGS = ("meta", "link", "title", "base", "script", "h1", "time")
 _NOT_BYLINES = frozenset({"meta", "link", "script", "style", "body", "html", "head", "img"})
 _PUBLISHING_TYPES = frozenset({"article", "forum"})
@@ -211,7 +230,8 @@ def page_metadata(
     text and tells, by its ``page_type``, whether a date found only in the page's text is
     worth reporting; ``images`` are the main content's image URLs (``images`` and the
     ``main_image`` of last resort); ``language`` is the main text's detected language and
-    its confidence.
+    its confidence (by default detected here, from ``result``'s main text:
+    :func:`~scrapy_boilerplate.core.language.page_language`).
     """
     meta = _Reader(doc)
     out = empty_metadata()
@@ -232,7 +252,9 @@ def page_metadata(
     put("images", (content_images[:MAX_LIST], "main-content") if content_images else None)
     put("main_image", meta.main_image(content_images))
     put("breadcrumbs", meta.breadcrumbs())
-    declared = _declared(doc.declared_language)
+    declared = normalize_language(doc.declared_language)
+    if language is None:
+        language = page_language(result.main_text if result is not None else "", doc)
     if declared:
         out["declared_language"], sources["declared_language"] = declared, "html-lang"
     if language is not None and language[0]:
@@ -246,13 +268,6 @@ def page_metadata(
 # -- reading the page -------------------------------------------------------------------------
 
 
-def _declared(value: str | None) -> str | None:
-    if not value:
-        return None
-    primary = re.split(r"[-_]", value.strip(), maxsplit=1)[0].lower()
-    return primary if re.fullmatch(r"[a-z]{2,3}", primary) else None
-
-
 def _clean(text: Any, limit: int = MAX_TEXT_CHARS) -> str | None:
     """Whitespace collapsed, control characters out, cut at ``limit`` (at a word)."""
     if not isinstance(text, str):
@@ -262,7 +277,7 @@ def _clean(text: Any, limit: int = MAX_TEXT_CHARS) -> str | None:
             return None
     if len(text) > 8 * limit:
         text = text[: 8 * limit]
-    text = " ".join("".join(ch for ch in text if ch.isprintable() or ch.isspace()).split())
+    text = " ".join(_CONTROL.sub("", text).split())
     if len(text) > limit:
         text = text[:limit].rsplit(" ", 1)[0]
     return text or None
@@ -313,6 +328,7 @@ class _Reader:
         self.itemprops = 0
         self.author_elements: list[Any] = []
         self.breadcrumb_elements: list[Any] = []
+        self.date_elements: list[Any] = []
         self._passed = False
         self._microdata: list[tuple[dict[str, Any], str]] | None = None
         self._scan()
@@ -384,6 +400,8 @@ class _Reader:
             if not names or len(names) > 300:
                 continue
             lowered = names.lower()
+            if _ATTRIBUTE_WORDS.search(lowered) is None:
+                continue
             if (
                 ("author" in lowered or "byline" in lowered or "writer" in lowered)
                 and len(self.author_elements) < 20
@@ -392,6 +410,8 @@ class _Reader:
                 self.author_elements.append(el)
             if "breadcrumb" in lowered and len(self.breadcrumb_elements) < 3:
                 self.breadcrumb_elements.append(el)
+            if _DATE_CLASS.search(lowered) and len(self.date_elements) < 20:
+                self.date_elements.append(el)
 
     def _jsonld(self) -> list[tuple[dict[str, Any], str]]:
         """The JSON-LD items, flattened (``@graph`` members, nested lists)."""
@@ -593,7 +613,58 @@ class _Reader:
             if date:
                 return date, "url"
         if publishing:
-            return self._htmldate()
+            return self._visible_date() or self._date_by_heading() or self._htmldate()
+        return None
+
+    def _date_by_heading(self) -> tuple[str, str] | None:
+        """A date written in the few short texts just after (or just before) the page's
+        main ``<h1>``: where articles print their date, often without a telling class."""
+        if not self.h1:
+            return None
+        heading = self.h1[0][0]
+        texts: list[str] = []
+        node, level = heading, 0
+        while node is not None and level < 3 and len(texts) < 20:
+            for sibling in node.itersiblings(etree.Element):
+                for text in sibling.itertext():
+                    if text.strip():
+                        texts.append(text)
+                    if len(texts) >= 20:
+                        break
+                if len(texts) >= 20:
+                    break
+            tail = node.tail
+            if tail and tail.strip():
+                texts.insert(0, tail)
+            node, level = node.getparent(), level + 1
+        previous = next(heading.itersiblings(etree.Element, preceding=True), None)
+        if previous is not None:
+            texts.extend(t for t in previous.itertext() if t.strip())
+        for text in texts[:24]:
+            if len(text) > 200:
+                continue
+            match = _TEXT_DATE.search(text)
+            if match:
+                date = self.date(match.group(0), "date_published")
+                if date:
+                    return date, "page"
+        return None
+
+    def _visible_date(self) -> tuple[str, str] | None:
+        """A date written in a byline or a date element (``class="post-date"``, ...): the
+        date a reader sees, which htmldate's quick search does not read as text."""
+        self._attributes_pass()
+        for el in self.date_elements + self.author_elements:
+            if el in self.doc.removed:
+                continue
+            text = _element_text(el, 200)
+            if not text:
+                continue
+            match = _TEXT_DATE.search(text)
+            if match:
+                date = self.date(match.group(0), "date_published")
+                if date:
+                    return date, "page"
         return None
 
     def _htmldate(self) -> tuple[str, str] | None:
@@ -609,7 +680,7 @@ class _Reader:
         try:
             found = find_date(
                 root,
-                extensive_search=EXTENSIVE,
+                extensive_search=False,
                 original_date=True,
                 url=self.doc.url,
                 min_date=f"{MIN_YEAR}-01-01",
