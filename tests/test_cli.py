@@ -283,6 +283,12 @@ def test_markdown_title_added_when_the_body_lacks_it(tmp_path: Path) -> None:
     assert render_markdown(result) == PARAGRAPH_1 + "\n"  # no metadata: the body as is
     result.metadata = {"title": "A *river* <story>", "authors": [], "date_published": None}
     assert render_markdown(result) == f"# A \\*river\\* \\<story\\>\n\n{PARAGRAPH_1}\n"
+    # the body's heading says the title, but for spaces, case and punctuation: kept alone
+    blocks.insert(0, Block("News ProductManagement: now", "/html/body/h1", "h1", label=CONTENT))
+    result = Extraction.from_blocks(
+        blocks, "test", {}, metadata={"title": "News product management now!"}
+    )
+    assert render_markdown(result) == f"# News ProductManagement: now\n\n{PARAGRAPH_1}\n"
 
 
 def test_html_view_shows_the_metadata_with_sources(

@@ -563,10 +563,12 @@ def _md_inline(text: str) -> str:
 
 
 def _same_heading(line: str, title: str) -> bool:
-    """Whether a Markdown line (a heading or not) says ``title``."""
+    """Whether a Markdown line (a heading or not) says ``title``: the same letters and
+    digits, whatever the case, spaces and punctuation (a page's heading often differs
+    from its metadata's title only there)."""
 
     def norm(s: str) -> str:
-        return " ".join(s.split()).casefold().strip(" .:;,!?-–—|")
+        return "".join(c for c in s.casefold() if c.isalnum())
 
     return bool(norm(title)) and norm(line.lstrip("#")) == norm(title)
 
