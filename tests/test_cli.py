@@ -204,6 +204,146 @@ def test_url_option_sets_result_url(capsys: pytest.CaptureFixture[str], page: Pa
 
 
 # ---------------------------------------------------------------------------------------------
+# Page metadata in the formats
+
+META_PAGE = f"""<!DOCTYPE html>
+<html lang="en"><head><title>The history of the city | Example News</title>
+<meta property="og:title" content="The history of the city">
+<meta name="author" content="Ann Lee">
+<meta property="article:published_time" content="2024-05-02T10:00:00Z">
+<link rel="canonical" href="https://example.org/history">
+</head><body>
+<div id="nav"><a href="/">Home</a> | <a href="/about">About</a></div>
+<h1>The history of the city</h1>
+<p>{PARAGRAPH_1}</p>
+<p>{PARAGRAPH_2}</p>
+</body></html>
+"""
+#: A page whose metadata is hostile markup (its title, author and site name).
+HOSTILE_META_PAGE = f"""<html><head>
+<meta property="og:title" content="&lt;script&gt;alert(1)&lt;/script&gt;">
+<meta name="author" content="&lt;img src=x onerror=alert(2)&gt;">
+<meta property="og:site_name" content="&quot;&gt;&lt;b onmouseover=alert(3)&gt;">
+<link rel="canonical" href="javascript:alert(4)">
+</head><body><p>{PARAGRAPH_1}</p></body></html>
+"""
+
+
+@pytest.fixture
+def meta_page(tmp_path: Path) -> Path:
+    path = tmp_path / "meta.html"
+    path.write_text(META_PAGE, encoding="utf-8")
+    return path
+
+
+def test_json_carries_the_metadata(capsys: pytest.CaptureFixture[str], meta_page: Path) -> None:
+    code, out, _ = run(capsys, "extract", str(meta_page), "-f", "json")
+    assert code == EXIT_OK
+    meta = json.loads(out)["metadata"]
+    assert meta["title"] == "The history of the city"
+    assert meta["authors"] == ["Ann Lee"]
+    assert meta["date_published"].startswith("2024-05-02")
+    assert meta["canonical_url"] == "https://example.org/history"
+    assert meta["sources"]["authors"] == "meta" and isinstance(meta["notes"], list)
+
+
+def test_no_metadata_flag_drops_it(capsys: pytest.CaptureFixture[str], meta_page: Path) -> None:
+    code, out, _ = run(capsys, "extract", str(meta_page), "-f", "json", "--no-metadata")
+    assert code == EXIT_OK
+    data = json.loads(out)
+    assert "metadata" not in data and PARAGRAPH_1 in data["main_text"]
+    code, out, _ = run(capsys, "extract", str(meta_page), "-f", "markdown", "--no-metadata")
+    assert code == EXIT_OK and "Ann Lee" not in out
+    code, out, _ = run(capsys, "extract", str(meta_page), "-f", "html", "--no-metadata")
+    assert code == EXIT_OK and "data-boilerplate-metadata" not in out
+
+
+def test_text_format_shows_no_metadata(capsys: pytest.CaptureFixture[str], meta_page: Path) -> None:
+    code, out, _ = run(capsys, "extract", str(meta_page))
+    assert code == EXIT_OK
+    assert PARAGRAPH_1 in out and "Ann Lee" not in out and "2024" not in out
+
+
+def test_markdown_title_and_byline_not_duplicated(
+    capsys: pytest.CaptureFixture[str], meta_page: Path
+) -> None:
+    code, out, _ = run(capsys, "extract", str(meta_page), "-f", "markdown")
+    assert code == EXIT_OK
+    lines = out.splitlines()
+    assert lines[:3] == ["# The history of the city", "", "*Ann Lee · 2024-05-02*"]
+    assert out.count("The history of the city") == 1  # the body's own heading, once
+    assert PARAGRAPH_2 in out
+
+
+def test_markdown_title_added_when_the_body_lacks_it(tmp_path: Path) -> None:
+    from scrapy_boilerplate.cli import render_markdown
+
+    blocks = [Block(PARAGRAPH_1, "/html/body/p", "p", label=CONTENT, index=0)]
+    result = Extraction.from_blocks(blocks, "test", {})
+    assert render_markdown(result) == PARAGRAPH_1 + "\n"  # no metadata: the body as is
+    result.metadata = {"title": "A *river* <story>", "authors": [], "date_published": None}
+    assert render_markdown(result) == f"# A \\*river\\* \\<story\\>\n\n{PARAGRAPH_1}\n"
+    # the body's heading says the title, but for spaces, case and punctuation: kept alone
+    blocks.insert(0, Block("News ProductManagement: now", "/html/body/h1", "h1", label=CONTENT))
+    result = Extraction.from_blocks(
+        blocks, "test", {}, metadata={"title": "News product management now!"}
+    )
+    assert render_markdown(result) == f"# News ProductManagement: now\n\n{PARAGRAPH_1}\n"
+
+
+def test_html_view_shows_the_metadata_with_sources(
+    capsys: pytest.CaptureFixture[str], meta_page: Path
+) -> None:
+    import lxml.html
+
+    code, out, _ = run(capsys, "extract", str(meta_page), "-f", "html")
+    assert code == EXIT_OK
+    panel = lxml.html.document_fromstring(out).xpath("//*[@data-boilerplate-metadata]")[0]
+    rows = {
+        tr.get("data-boilerplate-field"): [" ".join(td.text_content().split()) for td in tr]
+        for tr in panel.xpath(".//tr[@data-boilerplate-field]")
+    }
+    assert rows["authors"] == ["authors", "Ann Lee", "meta"]
+    assert rows["canonical_url"][1:] == ["https://example.org/history", "link"]
+    assert panel.xpath(".//a/@href") == ["https://example.org/history"]
+
+
+def test_html_view_escapes_hostile_metadata(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import lxml.html
+
+    path = tmp_path / "hostile.html"
+    path.write_text(HOSTILE_META_PAGE, encoding="utf-8")
+    code, out, _ = run(capsys, "extract", str(path), "-f", "html")
+    assert code == EXIT_OK
+    assert "<script" not in out.lower() and "<img src=x" not in out and "<b " not in out
+    root = lxml.html.document_fromstring(out)
+    panel = root.xpath("//*[@data-boilerplate-metadata]")[0]
+    text = panel.text_content()
+    assert "<script>alert(1)</script>" in text and "<img src=x onerror=alert(2)>" in text
+    assert '"><b onmouseover=alert(3)>' in text
+    assert not any(name.startswith("on") for el in root.iter() for name in el.attrib)
+    assert not panel.xpath(".//a")  # the javascript: canonical URL is no link
+    code, out, _ = run(capsys, "extract", str(path), "-f", "markdown")
+    assert code == EXIT_OK
+    assert out.startswith("# \\<script\\>alert(1)\\</script\\>\n")
+
+
+def test_metadata_keeps_the_exit_codes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "empty-body.html"
+    path.write_text("<html><head><title>Only a title</title></head><body></body></html>")
+    for fmt in ("json", "markdown", "html"):
+        assert run(capsys, "extract", str(path), "-f", fmt)[0] == EXIT_NO_TEXT
+    binary = tmp_path / "input.bin"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    code, out, _ = run(capsys, "extract", str(binary), "-f", "json")
+    assert code == EXIT_UNUSABLE and json.loads(out)["metadata"]["title"] is None
+    code, _, _ = run(capsys, "extract", str(binary), "-f", "markdown", "--no-metadata")
+    assert code == EXIT_UNUSABLE
+
+
+# ---------------------------------------------------------------------------------------------
 # Parameter options
 
 

@@ -413,3 +413,46 @@ def test_notice_page_has_the_csp() -> None:
     view = render_view(b"", Extraction.failed("empty", "test", {}))
     root = lxml.html.document_fromstring(view)
     assert root[0].tag == "head" and root[0][0].get("http-equiv") == "Content-Security-Policy"
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_page_view_with_metadata_is_inert(name: str) -> None:
+    page = HOSTILE[name]
+    root = check_inert(render_view(page, extract(page, metadata=True), url="https://s.example/"))
+    assert root.xpath("//*[@data-boilerplate-metadata]")
+
+
+def test_metadata_panel_escapes_values_and_links_only_http() -> None:
+    result = extract(f"<p>{TEXT}</p>")
+    result.metadata = {
+        "title": "<script>alert(1)</script>\x00\x1b",
+        "authors": ['"><img src=x onerror=alert(2)>'],
+        "canonical_url": "javascript:alert(3)",
+        "main_image": 'https://img.example/a.png" onmouseover="alert(4)',
+        "images": ["data:image/svg+xml,<svg onload=alert(5)>", "HTTPS://img.example/b.png"],
+        "breadcrumbs": [
+            {"name": "Home", "url": "https://site.example/"},
+            {"name": "<b>News</b>", "url": " javascript:alert(6)"},
+            {"name": "Local", "url": "//evil.example/x"},
+        ],
+        "description": "x" * 5000,
+        "site_name": None,
+        "sources": {"title": "<i>opengraph</i>", "canonical_url": "link"},
+        "notes": ["<script>alert(7)</script> refused"],
+    }
+    view = render_view(f"<p>{TEXT}</p>", result)
+    root = check_inert(view)
+    assert "<script" not in view.lower() and "<img src=x" not in view and "<b>News" not in view
+    panel = root.xpath("//*[@data-boilerplate-metadata]")[0]
+    text = panel.text_content()
+    for shown in ("<script>alert(1)</script>", "<i>opengraph</i>", "javascript:alert(3)"):
+        assert shown in text, shown
+    assert "<script>alert(7)</script> refused" in text and "not found: site_name" in text
+    assert "\x00" not in text and "\x1b" not in text
+    assert panel.xpath(".//a/@href") == ["HTTPS://img.example/b.png", "https://site.example/"]
+    assert len(panel.xpath(".//tr[@data-boilerplate-field='description']")[0].text_content()) < 600
+    assert not any(n.startswith("on") for el in root.iter() for n in el.attrib)
+
+
+def test_no_metadata_no_panel() -> None:
+    assert "data-boilerplate-metadata" not in render_view(f"<p>{TEXT}</p>", extract(TEXT))

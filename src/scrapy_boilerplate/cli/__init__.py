@@ -4,7 +4,8 @@ Sub-commands:
 
 - ``extract FILE|URL|-``: run one extractor on a page and print its main text, the
   full result as JSON, Markdown, an HTML view of the page with every block outlined, or
-  (VIPS) a PNG of its visual blocks;
+  (VIPS) a PNG of its visual blocks; JSON, Markdown and the HTML view carry the page's
+  metadata (title, authors, dates...) unless ``--no-metadata``;
 - ``list``: the registered extractors and their parameters;
 - ``train DIR``: a Web2Text model trained on a folder of pages and their clean text;
 - ``entities FILE|URL|- --query TEXT``: the page's entity lists that answer a query.
@@ -71,6 +72,7 @@ _RESERVED = frozenset(
         "version",
         "fetch_timeout",
         "allow_private",
+        "no_metadata",
     }
 )
 
@@ -280,6 +282,12 @@ def build_parser(
         default=None,
         metavar="URL",
         help="the page's URL, for a file or stdin (base of relative links)",
+    )
+    ex.add_argument(
+        "--no-metadata",
+        action="store_true",
+        help="skip reading the page's metadata (title, authors, dates...), which json, "
+        "markdown and html show by default: a little faster",
     )
     _add_fetch_options(ex)
     ex.add_argument(
@@ -536,12 +544,64 @@ def render(
     if fmt == "json":
         return json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n"
     if fmt == "markdown":
-        return result.to_markdown()
+        return render_markdown(result)
     if fmt == "html":
         from scrapy_boilerplate.cli.htmlview import render_view
 
         return render_view(page, result, url=url, encoding=encoding, remote=view_remote)
     return result.main_text + "\n" if result.main_text else ""
+
+
+#: The formats that show the page's metadata (read unless ``--no-metadata``).
+METADATA_FORMATS = frozenset({"json", "markdown", "html"})
+
+
+def _md_inline(text: str) -> str:
+    """``text`` on one line with Markdown's inline markup characters escaped (a page's
+    title is text, not markup)."""
+    return re.sub(r"([\\`*_\[\]<>])", r"\\\1", " ".join(text.split()))
+
+
+def _same_heading(line: str, title: str) -> bool:
+    """Whether a Markdown line (a heading or not) says ``title``: the same letters and
+    digits, whatever the case, spaces and punctuation (a page's heading often differs
+    from its metadata's title only there)."""
+
+    def norm(s: str) -> str:
+        return "".join(c for c in s.casefold() if c.isalnum())
+
+    return bool(norm(title)) and norm(line.lstrip("#")) == norm(title)
+
+
+def render_markdown(result: Extraction) -> str:
+    """``Extraction.to_markdown()`` headed by the page's metadata, when the result has it:
+    the title as a level-1 heading (unless the body already starts with it), then a line
+    of the authors and the publication date, e.g. ``*Ann Lee · 2024-05-02*``."""
+    body = result.to_markdown()
+    meta: dict[str, Any] = result.metadata if isinstance(result.metadata, dict) else {}
+    found = meta.get("title")
+    title = found if isinstance(found, str) else ""
+    authors = meta.get("authors")
+    byline = (
+        [a for a in authors if isinstance(a, str) and a.strip()]
+        if isinstance(authors, list)
+        else []
+    )
+    date = meta.get("date_published")
+    if isinstance(date, str) and date.strip():
+        byline.append(date[:10] if re.match(r"\d{4}-\d{2}-\d{2}", date) else date)
+    head: list[str] = []
+    first, _, rest = body.partition("\n")
+    if title.strip() and _same_heading(first, title):
+        head.append(first)  # the body's own heading stays; the byline goes under it
+        body = rest.lstrip("\n")
+    elif title.strip():
+        head.append("# " + _md_inline(title))
+    if byline:
+        head.append("*" + _md_inline(" · ".join(byline)) + "*")
+    if not head:
+        return body
+    return "\n\n".join(head) + ("\n\n" + body if body.strip() else "\n")
 
 
 def _png(
@@ -749,7 +809,8 @@ def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
         if args.format == "png":
             result = _png(args, page, url, encoding, params)
         else:
-            result = extract(page, name, url=url, encoding=encoding, **params)
+            wanted = args.format in METADATA_FORMATS and not args.no_metadata
+            result = extract(page, name, url=url, encoding=encoding, metadata=wanted, **params)
             _write(render(result, args.format, page, url, encoding, args.view_remote), args.output)
     except InvalidParameter as exc:  # validated above; a method may still check more
         raise UsageError(str(exc)) from None

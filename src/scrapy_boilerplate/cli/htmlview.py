@@ -19,7 +19,8 @@ plugins, ``<base>``, ``<meta>``, event handlers...) or, for unknown elements, re
 The output's ``<head>`` is built anew, first child of ``<html>``, with the
 Content-Security-Policy ``<meta>`` as its first child, whatever the page's structure. With
 ``remote=True`` (``--view-remote``) the page's http(s) images and style sheets load, for a
-faithful look; scripts stay off. A small legend sits in a corner. Used by
+faithful look; scripts stay off. A small legend sits in a corner, and the page's metadata
+(when the result has it: ``extract(..., metadata=True)``) in a panel in another. Used by
 ``scrapy-boilerplate extract --format html``.
 """
 
@@ -617,6 +618,118 @@ def _legend(
     return lxml.html.fragment_fromstring(box)
 
 
+#: Characters of one metadata value shown in the view's panel at most (cut with "…").
+MAX_PANEL_CHARS = 500
+#: Items of a metadata list (images, authors, breadcrumbs) shown in the panel at most.
+MAX_PANEL_ITEMS = 30
+#: Metadata fields whose values are URLs: links in the panel when http(s), else text.
+_URL_FIELDS = frozenset({"canonical_url", "main_image", "images"})
+_UNSAFE_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+_CELL = (
+    'style="all:initial;display:table-cell;padding:2px 6px;vertical-align:top;font:inherit;'
+    "color:inherit;"
+)
+
+
+def _panel_text(value: Any) -> str:
+    """``value`` as escaped text for the panel: one line, cut, no control characters."""
+    text = " ".join(_UNSAFE_CHARS.sub("", str(value)).split())
+    if len(text) > MAX_PANEL_CHARS:
+        text = text[: MAX_PANEL_CHARS - 1] + "…"
+    return html_lib.escape(text)
+
+
+def _panel_link(url: Any, label: Any = None) -> str:
+    """A link to ``url`` when it is an absolute http(s) URL, else its text (escaped)."""
+    shown = _panel_text(url if label is None else label)
+    if not isinstance(url, str) or _UNSAFE_CHARS.search(url) or any(c.isspace() for c in url):
+        return shown
+    if not re.match(r"https?://[^/\\]", url, re.I):
+        return shown
+    return (
+        f'<a href="{html_lib.escape(url)}" rel="noopener noreferrer nofollow" '
+        f'style="all:initial;color:#0969da;text-decoration:underline;cursor:pointer;'
+        f'font:inherit">{shown}</a>'
+    )
+
+
+def _panel_value(name: str, value: Any) -> str:
+    """The panel's cell for metadata field ``name`` (escaped HTML)."""
+    if isinstance(value, list):
+        items = value[:MAX_PANEL_ITEMS]
+        more = f" … and {len(value) - len(items)} more" if len(value) > len(items) else ""
+        if name == "breadcrumbs":
+            parts = [
+                _panel_link(c.get("url"), c.get("name") or c.get("url") or "")
+                if isinstance(c, dict)
+                else _panel_text(c)
+                for c in items
+            ]
+            return " › ".join(parts) + more
+        sep = "<br>" if name in _URL_FIELDS else ", "
+        cells = [_panel_link(v) if name in _URL_FIELDS else _panel_text(v) for v in items]
+        return sep.join(cells) + more
+    return _panel_link(value) if name in _URL_FIELDS else _panel_text(value)
+
+
+def metadata_panel(metadata: dict[str, Any]) -> Any:
+    """The view's panel of the page's metadata: a table of field, value and source, then
+    the fields not found and the notes.
+
+    Every value comes from the page, so it is escaped; only http(s) URLs become links
+    (``rel="noopener noreferrer nofollow"``). The panel sits in the bottom-left corner,
+    folds like the legend and scrolls when long; ``all:initial`` keeps the page's CSS out.
+    """
+    found = metadata.get("sources")
+    sources: dict[str, Any] = found if isinstance(found, dict) else {}
+    esc = html_lib.escape
+    rows: list[str] = []
+    missing: list[str] = []
+    names = [k for k in metadata if k not in ("sources", "notes")]
+    for name in names:
+        value = metadata[name]
+        if value in (None, "", [], {}):
+            missing.append(name)
+            continue
+        source = sources.get(name, "")
+        rows.append(
+            f'<tr {ATTR}-field="{esc(str(name))}" style="all:initial;display:table-row">'
+            f'<td {_CELL}font-weight:600;white-space:nowrap">{_panel_text(name)}</td>'
+            f'<td {_CELL}word-break:break-word">{_panel_value(name, value)}</td>'
+            f'<td {_CELL}color:#57606a;white-space:nowrap">{_panel_text(source)}</td></tr>'
+        )
+    head = "".join(
+        f'<th {_CELL}font-weight:600;text-align:left;color:#57606a">{h}</th>'
+        for h in ("field", "value", "source")
+    )
+    table = (
+        '<table style="all:initial;display:table;border-collapse:collapse;margin-top:4px;'
+        'font:inherit;color:inherit">'
+        f'<tr style="all:initial;display:table-row">{head}</tr>{"".join(rows)}</table>'
+        if rows
+        else '<div style="margin-top:4px">no metadata found</div>'
+    )
+    lines = []
+    if missing and rows:
+        lines.append("not found: " + ", ".join(missing))
+    notes = metadata.get("notes")
+    for note in (notes if isinstance(notes, list) else [])[:MAX_PANEL_ITEMS]:
+        lines.append("note: " + str(note))
+    extra = "".join(
+        f'<div style="color:#57606a;margin-top:4px">{_panel_text(line)}</div>' for line in lines
+    )
+    box = (
+        f'<details open {ATTR}-metadata="" style="all:initial;position:fixed;left:12px;'
+        "bottom:12px;z-index:2147483647;background:#fff;color:#24292f;border:1px solid #d0d7de;"
+        "border-radius:6px;padding:8px 12px;font:12px/1.4 system-ui,sans-serif;"
+        "box-shadow:0 2px 8px rgba(0,0,0,.2);max-width:min(520px,45vw);max-height:60vh;"
+        'overflow:auto;display:block">'
+        '<summary style="cursor:pointer;font-weight:600">'
+        f"page metadata: {len(rows)} fields</summary>{table}{extra}</details>"
+    )
+    return lxml.html.fragment_fromstring(box)
+
+
 def _meta(**attrs: str) -> Any:
     el = etree.Element("meta")
     for name, value in attrs.items():
@@ -764,6 +877,8 @@ def render_view(
     for el, blocks in kept.items():
         _mark(el, blocks, el in containers)
     body.append(_legend(result, kept, missed, removed, inert))
+    if isinstance(result.metadata, dict):
+        body.append(metadata_panel(result.metadata))
     return (
         lxml.html.tostring(out, encoding="unicode", method="html", doctype="<!DOCTYPE html>") + "\n"
     )
