@@ -194,6 +194,70 @@ def table_without_header(rows: int = 10_000) -> bytes:
     return _page(ARTICLE + f"<table>{cells}</table>").encode()
 
 
+# Metadata: structured data and meta tags that lie, break or overflow ------------------------
+
+
+def _jsonld(text: str) -> str:
+    return f'<script type="application/ld+json">{text}</script>'
+
+
+def jsonld_broken() -> bytes:
+    """JSON-LD blocks cut short, with comments, with a trailing comma, and one good block."""
+    head = "<title>t</title>" + _jsonld('{"@type": "Article", "headline": ')
+    head += _jsonld('// a comment\n{"@type": "Article",}') + _jsonld("[[[[")
+    head += _jsonld('{"@type": "Article", "headline": "Lighthouse keepers"}')
+    return _page(ARTICLE, head).encode()
+
+
+def jsonld_50mb(size: int = 50 * 1024 * 1024) -> bytes:
+    """One JSON-LD block of 50 MB (a valid one: parsing it would hold the page's memory)."""
+    filler = '"' + "x" * size + '"'
+    head = "<title>t</title>" + _jsonld(
+        '{"@type": "Article", "headline": "H", "x": ' + filler + "}"
+    )
+    return _page(ARTICLE, head).encode()
+
+
+def dates_out_of_range() -> bytes:
+    """Dates in the year 99999, 0 and 10 000, in JSON-LD, meta tags and ``<time>``."""
+    head = "<title>t</title>" + _jsonld(
+        '{"@type": "NewsArticle", "headline": "H", "datePublished": "99999-01-01T00:00:00Z",'
+        ' "dateModified": "0000-00-00"}'
+    )
+    head += '<meta property="article:published_time" content="10000-12-31">'
+    body = '<time datetime="+099999-01-01">then</time>' + ARTICLE
+    return _page(body, head).encode()
+
+
+def megabyte_title(size: int = 1024 * 1024) -> bytes:
+    """A ``<title>``, an ``og:title`` and a ``<h1>`` of a megabyte each."""
+    words = "lighthouse " * (size // 11)
+    head = f'<title>{words}</title><meta property="og:title" content="{words}">'
+    return _page(f"<h1>{words}</h1>" + ARTICLE, head).encode()
+
+
+def hostile_image_urls() -> bytes:
+    """``javascript:``, ``vbscript:`` and a 10 MB ``data:`` image as the page's images."""
+    data = "data:image/png;base64," + "A" * (10 * 1024 * 1024)
+    head = '<title>t</title><meta property="og:image" content="javascript:alert(1)">'
+    head += _jsonld('{"@type": "Article", "headline": "H", "image": "vbscript:msgbox(1)"}')
+    body = f'<img src="{data}"><img src="javascript:alert(2)">' + ARTICLE
+    return _page(body, head).encode()
+
+
+def contradictory_metadata() -> bytes:
+    """Every source names another title, author and date."""
+    head = "<title>Title tag | Site</title>" + _jsonld(
+        '{"@type": "Article", "headline": "From JSON-LD", "author": "JSON-LD Author",'
+        ' "datePublished": "2020-01-01"}'
+    )
+    head += '<meta property="og:title" content="From OpenGraph">'
+    head += '<meta name="author" content="Meta Author">'
+    head += '<meta property="article:published_time" content="2021-02-02">'
+    body = "<h1>From the heading</h1><span class=byline>By Page Author, 3 March 2022</span>"
+    return _page(body + ARTICLE, head).encode()
+
+
 @dataclass
 class Adversarial:
     """One hostile input and the outcomes a correct extraction may have."""
@@ -244,6 +308,13 @@ PAGES: dict[str, Adversarial] = {
     "many-br": Adversarial(many_br, (None,), keeps="lighthouse"),
     # Bounds: work linear in the page
     "table-10k-rows": Adversarial(table_without_header, (None, "timeout"), slow=True),
+    # Metadata (the tests also read it with ``metadata=True``)
+    "jsonld-broken": Adversarial(jsonld_broken, (None,), keeps="lighthouse"),
+    "jsonld-50mb": Adversarial(jsonld_50mb, (None, "timeout"), crawl_too_large=True, slow=True),
+    "dates-out-of-range": Adversarial(dates_out_of_range, (None,), keeps="lighthouse"),
+    "title-1mb": Adversarial(megabyte_title, (None, "timeout"), keeps="lighthouse", slow=True),
+    "hostile-image-urls": Adversarial(hostile_image_urls, (None,), keeps="lighthouse"),
+    "contradictory-metadata": Adversarial(contradictory_metadata, (None,), keeps="lighthouse"),
 }
 
 

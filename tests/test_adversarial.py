@@ -26,7 +26,7 @@ from scrapy_boilerplate.core.deadline import ExtractionTimeout, within
 from scrapy_boilerplate.entities.extract import extract_entities
 from scrapy_helpers import LOOPS, CheckClock, boilerplate_stats, crawl
 
-METHODS = ["justext", "cnr", "web2text", "vips", "auto", "entities"]
+METHODS = ["justext", "cnr", "web2text", "vips", "auto", "entities", "auto+metadata"]
 #: The slow pages get this long (their outcome may be ``timeout``; the 50 MB page's parse
 #: alone, one call into lxml, takes a second or two); the others get ``LONG``, so their
 #: outcome does not depend on the machine's speed.
@@ -50,14 +50,34 @@ def run(method: str, html: Any, limit: float) -> tuple[str | None, str]:
         json.dumps(result.lists)
         text = " ".join(e for lst in result.lists for e in lst["entities"])
         return (None if result.reason == "no-list" else result.reason), text
-    params = {"layout": "static"} if method == "vips" else {}
+    params: dict[str, Any] = {"layout": "static"} if method == "vips" else {}
+    if method == "auto+metadata":
+        method, params = "auto", {"metadata": True}
     result = extract(html, method, timeout=limit, **params)
     json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    if params.get("metadata") and result.reason != "timeout":
+        check_metadata(result.metadata)
     result.to_markdown()
     if result.reason is not None:
         assert result.main_text == ""
         assert result.reason == "no-content" or result.blocks == []
     return read_as_none(result.reason), " ".join(b.text for b in result.blocks)
+
+
+def check_metadata(metadata: Any) -> None:
+    """A hostile page's metadata: the full shape, bounded values, only http(s) URLs, dates
+    in range."""
+    assert isinstance(metadata, dict)
+    assert {"title", "authors", "date_published", "sources", "notes"} <= set(metadata)
+    for key in ("title", "description", "site_name"):
+        assert metadata[key] is None or len(metadata[key]) <= 1000
+    for key in ("main_image", "canonical_url"):
+        value = metadata[key]
+        assert value is None or (value.startswith(("http://", "https://")) and len(value) < 3000)
+    assert all(u.startswith(("http://", "https://")) for u in metadata["images"])
+    for key in ("date_published", "date_modified"):
+        assert metadata[key] is None or "1990" <= metadata[key][:4] <= "2100"
+    assert len(json.dumps(metadata)) < 200_000
 
 
 def read_as_none(reason: str | None) -> str | None:
