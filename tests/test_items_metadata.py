@@ -337,6 +337,26 @@ async def test_zyte_article_into_an_item_class_without_the_fields_is_reported(ca
     assert "does not declare the field(s)" in caplog.text
 
 
+def test_a_dict_article_refuses_stays_a_dict():
+    result = extract(PAGE, url="https://example.com/m.html", metadata=True)
+    item = {"url": b"https://example.com/m.html"}  # bytes: Article's url converter refuses
+    written = _writer(ZYTE).write(item, result)
+    assert written is item and item["url"] == b"https://example.com/m.html"
+    assert item["headline"] == "Lighthouse keepers return to Saltmere"
+
+
+def test_zyte_article_writes_no_blocks_and_records_only_for_drop_rules():
+    result = extract(PAGE, url="https://example.com/m.html", metadata=True)
+    writer = _writer(ZYTE)
+    assert not writer.writes_blocks
+    item = writer.write({}, result)
+    assert writer.facts(item) == (None, None, None)  # no rule reads them: none kept
+    writer = _writer({**ZYTE, "BOILERPLATE_PAGE_TYPES": ["article"]})
+    item = writer.write({}, result)
+    assert writer.facts(item) == (None, result.quality, "article")
+    assert writer.facts(item) == (None, None, None)  # let go once read
+
+
 def test_zyte_article_checks_item_classes_at_start():
     writer = _writer(ZYTE)
     assert "headline" in writer.missing_fields(Page)

@@ -166,12 +166,18 @@ class ItemWriter:
         #: ``BOILERPLATE_ITEM_SCHEMA``: ``plain`` or ``zyte-article``.
         self.schema = config.item_schema
         #: zyte-common-items' ``Article`` (None: not installed, or the plain schema).
-        self.article = article_class() if self.schema == "zyte-article" else None
+        self.article_schema = self.schema == "zyte-article"
+        self.article = article_class() if self.article_schema else None
         # zyte-article: what the pipeline's drop rules read of each item written (the
         # Article fields hold no reason nor page type): {id: (item, (reason, quality,
         # page type))}, bounded; the item is held so its id is not reused meanwhile.
         self._facts: OrderedDict[int, tuple[Any, tuple[str | None, float | None, str | None]]]
         self._facts = OrderedDict()
+        # ... recorded only where a drop rule will read them
+        self._keeps_facts = self.article_schema and (
+            config.on_error == "drop"
+            or bool(config.min_quality or config.min_quality_by_type or config.page_types)
+        )
         #: ``BOILERPLATE_BLOCKS``: ``content``, ``all`` or ``none``.
         self.blocks = config.blocks
         # "none" leaves the blocks output out: no field for it, none to declare.
@@ -188,6 +194,8 @@ class ItemWriter:
     @property
     def writes_blocks(self) -> bool:
         """Whether items get the blocks (the largest output by far)."""
+        if self.article_schema:
+            return False
         if self.container:
             return "blocks" in self.container_outputs
         return "blocks" in self.fields
@@ -200,7 +208,7 @@ class ItemWriter:
     @property
     def field_names(self) -> list[str]:
         """The item fields this writer sets."""
-        if self.schema == "zyte-article":
+        if self.article_schema:
             return list(ARTICLE_FIELDS)
         return [self.container] if self.container else list(self.fields.values())
 
@@ -229,11 +237,12 @@ class ItemWriter:
 
         Returns the item to pass on: ``item``, or the ``Article`` that replaces a dict of
         the ``zyte-article`` schema."""
-        if self.schema == "zyte-article":
+        if self.article_schema:
             item = self._write_article(item, result)
-            self._facts[id(item)] = (item, (result.reason, result.quality, result.page_type))
-            while len(self._facts) > PENDING_FACTS_LIMIT:
-                self._facts.popitem(last=False)
+            if self._keeps_facts:
+                self._facts[id(item)] = (item, (result.reason, result.quality, result.page_type))
+                while len(self._facts) > PENDING_FACTS_LIMIT:
+                    self._facts.popitem(last=False)
             return item
         self._write_plain(item, result)
         return item
@@ -244,7 +253,10 @@ class ItemWriter:
         if article is not None and isinstance(item, dict) and set(item) <= set(ARTICLE_FIELDS):
             # the spider's own values win; what it left out comes from the extraction
             given = {k: v for k, v in item.items() if v is not None}
-            return article(**{**as_article_components(values), **given})
+            try:
+                return article(**{**as_article_components(values), **given})
+            except (TypeError, ValueError):  # a value of the spider's Article refuses: the
+                pass  # dict stays, and gets the fields as plain values below
         adapter = ItemAdapter(item)
         if article is not None and isinstance(item, article):
             values = as_article_components(values)
@@ -283,7 +295,7 @@ class ItemWriter:
         """``(failure reason, quality, page type)`` of an item, for the pipeline's drop
         rules: read from its fields (:meth:`failure`, :meth:`quality`, :meth:`page_type`),
         or in the ``zyte-article`` schema from what :meth:`write` recorded, let go now."""
-        if self.schema == "zyte-article":
+        if self.article_schema:
             entry = self._facts.pop(id(item), None)
             if entry is None or entry[0] is not item:
                 return None, None, None
