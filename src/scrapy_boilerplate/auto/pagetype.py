@@ -30,17 +30,8 @@ import numpy as np
 from scrapy_boilerplate.auto import features as block_features_module
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import Document
-
-#: The page types ``auto`` tells apart (wcxb's seven, and ``other``).
-PAGE_TYPES = (
-    "article",
-    "collection",
-    "documentation",
-    "forum",
-    "listing",
-    "product",
-    "service",
-    "other",
+from scrapy_boilerplate.core.result import (
+    PAGE_TYPES as PAGE_TYPES,  # auto reads pagetype.PAGE_TYPES
 )
 
 URL_WORDS: dict[str, tuple[str, ...]] = {

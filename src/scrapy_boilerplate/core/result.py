@@ -77,6 +77,19 @@ class Block:
         return {"text": self.text, "tag": self.tag, "xpath": self.xpath, "index": self.index}
 
 
+#: The page types ``auto`` tells apart (wcxb's seven, and ``other``): the values of
+#: :attr:`Extraction.page_type` (kept here so the Scrapy glue checks settings against them).
+PAGE_TYPES = (
+    "article",
+    "collection",
+    "documentation",
+    "forum",
+    "listing",
+    "product",
+    "service",
+    "other",
+)
+
 #: The keys of :meth:`Block.compact_dict`.
 COMPACT_KEYS = ("text", "tag", "xpath", "index")
 

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from scrapy_boilerplate.core import registry
 from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT
 from scrapy_boilerplate.core.errors import BoilerplateError, InvalidParameter, UnknownExtractor
+from scrapy_boilerplate.core.metadata import FIELDS as METADATA_FIELDS
+from scrapy_boilerplate.core.result import PAGE_TYPES
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -62,8 +64,15 @@ BOILERPLATE_QUEUE_SIZE = 0
 #: ``keep`` an item whose extraction failed, with the reason recorded, or ``drop`` it.
 BOILERPLATE_ON_ERROR = "keep"
 #: Items whose extraction's ``quality`` (the expected text F1, from methods that estimate
-#: it: ``auto``) is below this are dropped by the pipeline (0: keep every item).
-BOILERPLATE_MIN_QUALITY = 0.0
+#: it: ``auto``) is below this are dropped by the pipeline (0: keep every item). A float,
+#: or a dict by page type with a ``"default"`` key, e.g. ``{"article": 0.5, "default": 0.2}``.
+BOILERPLATE_MIN_QUALITY: float | dict[str, float] = 0.0
+#: Page types kept (``auto``'s: see :data:`PAGE_TYPES`): the pipeline drops items whose
+#: page type is another (empty: keep every page type; items without one are kept).
+BOILERPLATE_PAGE_TYPES: list[str] = []
+#: The fields items get: ``plain`` (``BOILERPLATE_FIELDS``) or ``zyte-article`` (the fields
+#: of zyte-common-items' ``Article``: docs/items.md).
+BOILERPLATE_ITEM_SCHEMA = "plain"
 #: Responses whose Content-Type says nothing of HTML are extracted if their body looks
 #: like HTML.
 BOILERPLATE_SNIFF = True
@@ -119,6 +128,13 @@ DEFAULTS: dict[str, Any] = {
     name: value for name, value in dict(globals()).items() if name.startswith("BOILERPLATE_")
 }
 
+#: The outputs read from ``Extraction.metadata`` (computed only when one is written), by
+#: the metadata key each holds (None: the whole dict); the metadata's ``language`` is the
+#: ``metadata_language`` output, ``language`` being the method's own already.
+METADATA_OUTPUTS: dict[str, str | None] = {
+    "metadata": None,
+    **{("metadata_language" if key == "language" else key): key for key in METADATA_FIELDS},
+}
 #: What an item can receive, and where it comes from in the Extraction.
 OUTPUTS = (
     "main_text",
@@ -133,7 +149,19 @@ OUTPUTS = (
     "page_type",
     "page_type_probability",
     "quality",
+    # The page's metadata (extract(..., metadata=True), asked for only when one of these
+    # is an output): the whole dict, then its fields one by one.
+    *METADATA_OUTPUTS,
 )
+#: The ``extract()`` option each output needs, asked for only when an output needs it
+#: (another option's output, e.g. ``"main_html": "main_html"``, is one line here and its
+#: name in :data:`OUTPUTS`; :func:`~scrapy_boilerplate.scrapy.items.output_value` reads the
+#: Extraction's attribute of that name).
+OUTPUT_OPTIONS = {output: "metadata" for output in METADATA_OUTPUTS}
+#: The ``extract()`` options each ``BOILERPLATE_ITEM_SCHEMA`` needs.
+SCHEMA_OPTIONS: dict[str, tuple[str, ...]] = {"plain": (), "zyte-article": ("metadata",)}
+#: ``BOILERPLATE_ITEM_SCHEMA`` values.
+ITEM_SCHEMAS = tuple(SCHEMA_OPTIONS)
 #: The item fields the entity lists write (docs/entities.md), when they are on.
 ENTITY_FIELDS = ("entities", "entity_candidates", "entities_reason")
 EXECUTION_MODES = ("inline", "thread", "process")
@@ -270,7 +298,16 @@ class Config:
     workers: int = 1
     queue_size: int = 4
     on_error: str = BOILERPLATE_ON_ERROR
-    min_quality: float = BOILERPLATE_MIN_QUALITY
+    min_quality: float = 0.0
+    #: ``BOILERPLATE_MIN_QUALITY`` given by page type: the bound of each type named (other
+    #: types get :attr:`min_quality`, the dict's ``"default"``).
+    min_quality_by_type: dict[str, float] = field(default_factory=dict)
+    page_types: frozenset[str] = frozenset()
+    item_schema: str = BOILERPLATE_ITEM_SCHEMA
+    #: Options of ``extract()`` the outputs need (``{"metadata": True}``), asked for only
+    #: when an output needs them (they cost time). A crawl setting: a request's meta
+    #: cannot switch them.
+    extract_options: dict[str, bool] = field(default_factory=dict)
     sniff: bool = BOILERPLATE_SNIFF
     decode_size: int = BOILERPLATE_DECODE_SIZE
     memory_trim: float = BOILERPLATE_MEMORY_TRIM
@@ -350,20 +387,41 @@ class Config:
                 "BOILERPLATE_ON_ERROR", f"expected one of {', '.join(ON_ERROR)}, got {on_error!r}"
             )
         decode_size = at_least_zero("BOILERPLATE_DECODE_SIZE", "getint", "bytes >= 0 (0: off)")
-        min_quality = at_least_zero(
-            "BOILERPLATE_MIN_QUALITY", "getfloat", "a quality from 0 to 1 (0: keep every item)"
-        )
-        if min_quality > 1:
+        min_quality, min_quality_by_type = _min_quality(settings)
+        page_types = frozenset(_page_types(settings))
+        item_schema = _item_schema(settings)
+        if item_schema != "plain" and settings.get("BOILERPLATE_FIELDS") is not None:
             raise BoilerplateSettingsError(
-                "BOILERPLATE_MIN_QUALITY",
-                f"expected a quality from 0 to 1 (0: keep every item), got {min_quality}",
+                "BOILERPLATE_FIELDS",
+                f"applies to BOILERPLATE_ITEM_SCHEMA 'plain' only; {item_schema!r} writes "
+                "its own fields: leave BOILERPLATE_FIELDS unset",
             )
-        if min_quality and not container and "quality" not in fields:
+        by_item = item_schema != "plain"  # the pipeline reads what it records per item
+        if (
+            (min_quality or min_quality_by_type)
+            and not (by_item or container)
+            and ("quality" not in fields)
+        ):
             raise BoilerplateSettingsError(
                 "BOILERPLATE_MIN_QUALITY",
                 "the pipeline reads each item's quality: add the quality output to "
                 "BOILERPLATE_FIELDS (e.g. {..., 'quality': 'quality'}) or use a container field",
             )
+        if (
+            (page_types or min_quality_by_type)
+            and not (by_item or container)
+            and ("page_type" not in fields)
+        ):
+            setting = "BOILERPLATE_PAGE_TYPES" if page_types else "BOILERPLATE_MIN_QUALITY"
+            raise BoilerplateSettingsError(
+                setting,
+                "the pipeline reads each item's page type: add the page_type output to "
+                "BOILERPLATE_FIELDS (e.g. {..., 'page_type': 'page_type'}) or use a "
+                "container field",
+            )
+        options = set(SCHEMA_OPTIONS[item_schema])
+        if item_schema == "plain" and not container:
+            options.update(OUTPUT_OPTIONS[out] for out in fields if out in OUTPUT_OPTIONS)
         return cls(
             enabled=enabled,
             extractor=extractor,
@@ -381,6 +439,10 @@ class Config:
             queue_size=queue_size,
             on_error=on_error,
             min_quality=min_quality,
+            min_quality_by_type=min_quality_by_type,
+            page_types=page_types,
+            item_schema=item_schema,
+            extract_options=dict.fromkeys(sorted(options), True),
             sniff=get("BOILERPLATE_SNIFF", "getbool"),
             decode_size=decode_size,
             gc_freeze=get("BOILERPLATE_GC_FREEZE", "getbool"),
@@ -564,6 +626,70 @@ def _fields(value: Any) -> tuple[dict[str, str], str | None]:
     if not fields:
         raise BoilerplateSettingsError("BOILERPLATE_FIELDS", "no output left to write")
     return fields, None
+
+
+def _min_quality(settings: Any) -> tuple[float, dict[str, float]]:
+    """``BOILERPLATE_MIN_QUALITY`` checked: ``(bound, {page type: bound})``; a dict's
+    ``"default"`` is the bound of the page types it does not name (0 when it has none)."""
+    name = "BOILERPLATE_MIN_QUALITY"
+    allowed = (
+        "a quality from 0 to 1 (0: keep every item), or a dict of them by page type "
+        f"({', '.join(PAGE_TYPES)}) and 'default'"
+    )
+    value = settings.get(name, BOILERPLATE_MIN_QUALITY)
+    if isinstance(value, str) and value.strip().startswith("{"):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise BoilerplateSettingsError(name, f"expected {allowed}, got {value!r}") from None
+    if hasattr(value, "copy_to_dict"):  # a Scrapy BaseSettings
+        value = value.copy_to_dict()
+
+    def bound(raw: Any) -> float:
+        try:
+            number = float(raw) if not isinstance(raw, bool) else -1.0
+        except (TypeError, ValueError):
+            number = -1.0
+        if not 0 <= number <= 1:  # (NaN too)
+            raise BoilerplateSettingsError(name, f"expected {allowed}, got {raw!r}")
+        return number
+
+    if not isinstance(value, Mapping):
+        return bound(value if value is not None else 0.0), {}
+    by_type: dict[str, float] = {}
+    for key, raw in value.items():
+        if key != "default" and key not in PAGE_TYPES:
+            raise BoilerplateSettingsError(
+                name, f"unknown page type {key!r}; allowed: {', '.join(PAGE_TYPES)}, 'default'"
+            )
+        by_type[key] = bound(raw)
+    default = by_type.pop("default", 0.0)
+    # A type whose bound is the default needs no entry (and no page type to be read).
+    return default, {k: v for k, v in by_type.items() if v != default}
+
+
+def _page_types(settings: Any) -> list[str]:
+    """``BOILERPLATE_PAGE_TYPES`` checked: names of :data:`PAGE_TYPES`."""
+    name = "BOILERPLATE_PAGE_TYPES"
+    what = f"a list of page types ({', '.join(PAGE_TYPES)})"
+    types = _list_setting(settings.get(name), name, what)
+    for entry in types:
+        if entry not in PAGE_TYPES:
+            raise BoilerplateSettingsError(
+                name, f"unknown page type {entry!r}; allowed: {', '.join(PAGE_TYPES)}"
+            )
+    return types
+
+
+def _item_schema(settings: Any) -> str:
+    """``BOILERPLATE_ITEM_SCHEMA`` checked: one of :data:`ITEM_SCHEMAS`."""
+    value = settings.get("BOILERPLATE_ITEM_SCHEMA") or BOILERPLATE_ITEM_SCHEMA
+    schema = value.strip().lower() if isinstance(value, str) else value
+    if schema not in ITEM_SCHEMAS:
+        raise BoilerplateSettingsError(
+            "BOILERPLATE_ITEM_SCHEMA", f"expected one of {', '.join(ITEM_SCHEMAS)}, got {value!r}"
+        )
+    return str(schema)
 
 
 def _blocks_mode(value: Any) -> str:

@@ -9,14 +9,17 @@ blocks goes in: every block with every key is most of an item's bytes, and Scrap
 
 from __future__ import annotations
 
+import datetime as _dt
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
 from itemadapter import ItemAdapter
 
+from scrapy_boilerplate.core.metadata import empty_metadata
 from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.core.result import Extraction, to_jsonable
-from scrapy_boilerplate.scrapy.config import Config
+from scrapy_boilerplate.scrapy.config import METADATA_OUTPUTS, Config
 
 #: The outputs a container field (``BOILERPLATE_FIELDS`` given as one name) receives.
 CONTAINER_OUTPUTS = ("main_text", "blocks", "extractor", "language", "reason")
@@ -25,9 +28,42 @@ CONTAINER_OUTPUTS = ("main_text", "blocks", "extractor", "language", "reason")
 CONTAINER_OUTPUTS_WHEN_SET = ("page_type", "page_type_probability", "quality")
 
 
+#: The fields of zyte-common-items' ``Article`` that ``BOILERPLATE_ITEM_SCHEMA =
+#: "zyte-article"`` writes (docs/items.md maps each to its source).
+ARTICLE_FIELDS = (
+    "url",
+    "canonicalUrl",
+    "headline",
+    "datePublished",
+    "datePublishedRaw",
+    "dateModified",
+    "dateModifiedRaw",
+    "authors",
+    "inLanguage",
+    "mainImage",
+    "images",
+    "description",
+    "articleBody",
+    "articleBodyHtml",
+    "breadcrumbs",
+    "metadata",
+)
+#: Items whose drop facts an :class:`ItemWriter` of the ``zyte-article`` schema remembers
+#: at most until the pipeline reads them (the oldest are let go first).
+PENDING_FACTS_LIMIT = 1000
+
+
 def output_value(result: Extraction, output: str, blocks: str = "all") -> Any:
     """The plain-JSON value of one output (see :data:`scrapy_boilerplate.scrapy.config.OUTPUTS`);
-    ``blocks`` is the kind of block dicts (:meth:`Extraction.block_dicts`) for ``"blocks"``."""
+    ``blocks`` is the kind of block dicts (:meth:`Extraction.block_dicts`) for ``"blocks"``.
+
+    The metadata outputs (:data:`~scrapy_boilerplate.scrapy.config.METADATA_OUTPUTS`) read
+    ``result.metadata``; where it is None (a page not extracted) they hold the empty values
+    (None, or [] for lists), so every item has the same shape."""
+    if output in METADATA_OUTPUTS:
+        metadata = result.metadata if result.metadata is not None else empty_metadata()
+        key = METADATA_OUTPUTS[output]
+        return to_jsonable(metadata if key is None else metadata.get(key))
     if output == "blocks":
         return result.block_dicts(blocks)
     if output == "markdown":
@@ -37,10 +73,111 @@ def output_value(result: Extraction, output: str, blocks: str = "all") -> Any:
     return to_jsonable(getattr(result, output))
 
 
+def zyte_date(value: Any) -> str | None:
+    """An ISO 8601 date or time of the metadata in ``Article``'s format:
+    ``YYYY-MM-DDThh:mm:ss``, with ``Z`` or ``±hh:mm`` where the time zone is known (a date
+    alone gets midnight, without a zone); None for anything else."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        if len(value) == 10:
+            return f"{_dt.date.fromisoformat(value).isoformat()}T00:00:00"
+        parsed = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    text = parsed.replace(microsecond=0).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def article_values(result: Extraction, downloaded: str | None = None) -> dict[str, Any]:
+    """The ``Article`` fields of ``result`` as plain JSON (docs/items.md): only those with
+    a value, as Zyte API gives them, besides ``url`` and ``metadata``, always there.
+
+    ``downloaded`` is ``metadata.dateDownloaded`` (default: now, UTC). ``articleBodyHtml``
+    is the method's clean HTML (``Extraction.main_html``) where the extraction has one.
+    """
+    meta = result.metadata if result.metadata is not None else empty_metadata()
+    out: dict[str, Any] = {"url": result.url}
+
+    def put(name: str, value: Any) -> None:
+        if value not in (None, "", [], {}):
+            out[name] = to_jsonable(value)
+
+    put("canonicalUrl", meta.get("canonical_url"))
+    put("headline", meta.get("title"))
+    for name, key in (("datePublished", "date_published"), ("dateModified", "date_modified")):
+        put(name, zyte_date(meta.get(key)))
+        put(f"{name}Raw", meta.get(key))  # the metadata's ISO string: the page's text is gone
+    authors = [a for a in meta.get("authors") or () if isinstance(a, str) and a]
+    put("authors", [{"name": a, "nameRaw": a} for a in authors])
+    put("inLanguage", meta.get("language") or result.language)
+    if meta.get("main_image"):
+        put("mainImage", {"url": meta["main_image"]})
+    put("images", [{"url": u} for u in meta.get("images") or () if isinstance(u, str) and u])
+    put("description", meta.get("description"))
+    put("articleBody", result.main_text.strip())
+    put("articleBodyHtml", getattr(result, "main_html", None))
+    crumbs = [c for c in meta.get("breadcrumbs") or () if isinstance(c, dict)]
+    put("breadcrumbs", [{"name": c.get("name"), "url": c.get("url")} for c in crumbs])
+    if downloaded is None:
+        downloaded = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    out["metadata"] = {"probability": to_jsonable(result.quality), "dateDownloaded": downloaded}
+    return out
+
+
+def article_class() -> type | None:
+    """zyte-common-items' ``Article`` class, or None where the package is not installed."""
+    try:
+        from zyte_common_items import Article
+    except ImportError:
+        return None
+    return Article
+
+
+def as_article_components(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` (:func:`article_values`) with zyte-common-items' component objects
+    (``Author``, ``Image``, ``Breadcrumb``, ``ArticleMetadata``) in place of their dicts."""
+    from zyte_common_items import ArticleMetadata, Author, Breadcrumb, Image
+
+    out = dict(values)
+    if "authors" in out:
+        out["authors"] = [Author(**a) for a in out["authors"]]
+    if "mainImage" in out:
+        out["mainImage"] = Image(**out["mainImage"])
+    if "images" in out:
+        out["images"] = [Image(**i) for i in out["images"]]
+    if "breadcrumbs" in out:
+        out["breadcrumbs"] = [Breadcrumb(**b) for b in out["breadcrumbs"]]
+    out["metadata"] = ArticleMetadata(**out["metadata"])
+    return out
+
+
 class ItemWriter:
-    """Puts the configured outputs of an extraction into an item's fields."""
+    """Puts the configured outputs of an extraction into an item's fields.
+
+    With ``BOILERPLATE_ITEM_SCHEMA = "zyte-article"`` it writes the ``Article`` fields
+    instead (:data:`ARTICLE_FIELDS`): into an ``Article`` item as zyte-common-items'
+    objects; a dict with no key but ``Article``'s is replaced by an ``Article`` (where
+    zyte-common-items is installed); any other item gets them as plain JSON values.
+    A field the item already holds (not None) is kept: the spider's own value wins.
+    """
 
     def __init__(self, config: Config) -> None:
+        #: ``BOILERPLATE_ITEM_SCHEMA``: ``plain`` or ``zyte-article``.
+        self.schema = config.item_schema
+        #: zyte-common-items' ``Article`` (None: not installed, or the plain schema).
+        self.article_schema = self.schema == "zyte-article"
+        self.article = article_class() if self.article_schema else None
+        # zyte-article: what the pipeline's drop rules read of each item written (the
+        # Article fields hold no reason nor page type): {id: (item, (reason, quality,
+        # page type))}, bounded; the item is held so its id is not reused meanwhile.
+        self._facts: OrderedDict[int, tuple[Any, tuple[str | None, float | None, str | None]]]
+        self._facts = OrderedDict()
+        # ... recorded only where a drop rule will read them
+        self._keeps_facts = self.article_schema and (
+            config.on_error == "drop"
+            or bool(config.min_quality or config.min_quality_by_type or config.page_types)
+        )
         #: ``BOILERPLATE_BLOCKS``: ``content``, ``all`` or ``none``.
         self.blocks = config.blocks
         # "none" leaves the blocks output out: no field for it, none to declare.
@@ -57,6 +194,8 @@ class ItemWriter:
     @property
     def writes_blocks(self) -> bool:
         """Whether items get the blocks (the largest output by far)."""
+        if self.article_schema:
+            return False
         if self.container:
             return "blocks" in self.container_outputs
         return "blocks" in self.fields
@@ -69,6 +208,8 @@ class ItemWriter:
     @property
     def field_names(self) -> list[str]:
         """The item fields this writer sets."""
+        if self.article_schema:
+            return list(ARTICLE_FIELDS)
         return [self.container] if self.container else list(self.fields.values())
 
     def missing_fields(self, item_class: type, names: Iterable[str] | None = None) -> list[str]:
@@ -91,8 +232,44 @@ class ItemWriter:
             f"{name} has, or to one container field name"
         )
 
-    def write(self, item: Any, result: Extraction) -> None:
-        """Set the fields; raises KeyError when the item class lacks one (checked first)."""
+    def write(self, item: Any, result: Extraction) -> Any:
+        """Set the fields; raises KeyError when the item class lacks one (checked first).
+
+        Returns the item to pass on: ``item``, or the ``Article`` that replaces a dict of
+        the ``zyte-article`` schema."""
+        if self.article_schema:
+            item = self._write_article(item, result)
+            if self._keeps_facts:
+                self._facts[id(item)] = (item, (result.reason, result.quality, result.page_type))
+                while len(self._facts) > PENDING_FACTS_LIMIT:
+                    self._facts.popitem(last=False)
+            return item
+        self._write_plain(item, result)
+        return item
+
+    def _write_article(self, item: Any, result: Extraction) -> Any:
+        values = article_values(result)
+        article = self.article
+        if article is not None and isinstance(item, dict) and set(item) <= set(ARTICLE_FIELDS):
+            # the spider's own values win; what it left out comes from the extraction
+            given = {k: v for k, v in item.items() if v is not None}
+            try:
+                return article(**{**as_article_components(values), **given})
+            except (TypeError, ValueError):  # a value of the spider's Article refuses: the
+                pass  # dict stays, and gets the fields as plain values below
+        adapter = ItemAdapter(item)
+        if article is not None and isinstance(item, article):
+            values = as_article_components(values)
+        elif not isinstance(item, dict):
+            missing = [n for n in values if n not in adapter.field_names()]
+            if missing:
+                raise KeyError(", ".join(missing))
+        for name, value in values.items():
+            if adapter.get(name) is None:
+                adapter[name] = value
+        return item
+
+    def _write_plain(self, item: Any, result: Extraction) -> None:
         adapter = ItemAdapter(item)
         if self.container:
             container = {
@@ -113,6 +290,31 @@ class ItemWriter:
                 raise KeyError(", ".join(missing))
         for name, value in values.items():
             adapter[name] = value
+
+    def facts(self, item: Any) -> tuple[str | None, float | None, str | None]:
+        """``(failure reason, quality, page type)`` of an item, for the pipeline's drop
+        rules: read from its fields (:meth:`failure`, :meth:`quality`, :meth:`page_type`),
+        or in the ``zyte-article`` schema from what :meth:`write` recorded, let go now."""
+        if self.article_schema:
+            entry = self._facts.pop(id(item), None)
+            if entry is None or entry[0] is not item:
+                return None, None, None
+            reason, quality, page_type = entry[1]
+            return reason, quality, page_type
+        return self.failure(item), self.quality(item), self.page_type(item)
+
+    def page_type(self, item: Any) -> str | None:
+        """The page type written into an item (None where its method tells none or the
+        item holds no page_type output): what ``BOILERPLATE_PAGE_TYPES`` looks at."""
+        adapter = ItemAdapter(item)
+        if self.container:
+            value = adapter.get(self.container)
+            page_type = value.get("page_type") if isinstance(value, dict) else None
+        elif "page_type" in self.fields:
+            page_type = adapter.get(self.fields["page_type"])
+        else:
+            return None
+        return page_type if isinstance(page_type, str) else None
 
     def quality(self, item: Any) -> float | None:
         """The quality written into an item (None where its method gives none or the item

@@ -70,7 +70,10 @@ def _extract_page(
     params: dict[str, Any],
     context: Any,
     max_nodes: int,
+    options: dict[str, Any] | None = None,
 ) -> Extraction:
+    """Extract one page; ``options`` are :attr:`Config.extract_options` (``metadata``),
+    from the crawl's settings only."""
     try:
         page = _document(source, url, encoding, extractor, context, max_nodes)
     except UnsupportedInput as exc:
@@ -81,7 +84,15 @@ def _extract_page(
         return Extraction.failed(
             Reason.INVALID_META, extractor, params, url=url, extra={"error": f"{exc}"}
         )
-    return extract(page, extractor, url=url, encoding=encoding, max_nodes=max_nodes, **params)
+    return extract(
+        page,
+        extractor,
+        url=url,
+        encoding=encoding,
+        max_nodes=max_nodes,
+        **(options or {}),
+        **params,
+    )
 
 
 _HTML_TYPES = (b"text/html", b"application/xhtml+xml", b"application/vnd.wap.xhtml+xml")
@@ -154,6 +165,7 @@ def _extract_response(
     context: Any = None,
     max_nodes: int = BOILERPLATE_MAX_NODES,
     checked: CheckedMarkup | None = None,
+    options: dict[str, Any] | None = None,
 ) -> Extraction:
     # Runs in the worker: building ``response.selector`` there keeps the parse off the
     # event loop, and the spider callback reuses the same tree.
@@ -163,7 +175,7 @@ def _extract_response(
         return Extraction.failed(
             exc.reason, extractor, params, url=response.url, extra={"detail": exc.detail}
         )
-    return _extract_page(page, response.url, None, extractor, params, context, max_nodes)
+    return _extract_page(page, response.url, None, extractor, params, context, max_nodes, options)
 
 
 def checked_tree(
@@ -210,12 +222,13 @@ def _extract_body(
     params: dict[str, Any],
     context: Any = None,
     max_nodes: int = BOILERPLATE_MAX_NODES,
+    options: dict[str, Any] | None = None,
 ) -> Extraction:
     # Runs in a worker process: the bytes are parsed there (a tree cannot be sent).
     from scrapy_boilerplate.scrapy.config import resolve_extractor
 
     resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")  # an import path: register it here
-    return _extract_page(body, url, encoding, extractor, params, context, max_nodes)
+    return _extract_page(body, url, encoding, extractor, params, context, max_nodes, options)
 
 
 class BoilerplateDownloaderMiddleware(Component):
@@ -277,6 +290,7 @@ class BoilerplateDownloaderMiddleware(Component):
                 params,
                 context,
                 self.state.config.max_nodes,
+                self.state.config.extract_options,
             )
         else:
             call = (
@@ -287,6 +301,7 @@ class BoilerplateDownloaderMiddleware(Component):
                 context,
                 self.state.config.max_nodes,
                 self.state.checked_markup,
+                self.state.config.extract_options,
             )
         return await self.state.extract(call, extractor, params, response.url, response.url)
 
@@ -440,8 +455,7 @@ class BoilerplateSpiderMiddleware(Component):
         if result is None:
             reason = meta.get(SKIPPED_KEY) or Reason.NOT_EXTRACTED
             result = Extraction.failed(reason, state.config.extractor, url=response.url)
-        write_item(state, obj, result)
-        return obj
+        return write_item(state, obj, result)
 
 
 def _has_value(item: Any, field: str) -> bool:
@@ -451,10 +465,13 @@ def _has_value(item: Any, field: str) -> bool:
     return field in adapter and bool(adapter.get(field))
 
 
-def write_item(state: CrawlerState, item: Any, result: Extraction) -> bool:
-    """Write ``result`` into ``item``; a class without the fields is reported, not fatal."""
+def write_item(state: CrawlerState, item: Any, result: Extraction) -> Any:
+    """Write ``result`` into ``item``; a class without the fields is reported, not fatal.
+
+    Returns the item to pass on (an ``Article`` may replace a dict: see :class:`ItemWriter`).
+    """
     try:
-        state.writer.write(item, result)
+        item = state.writer.write(item, result)
     except KeyError:
         cls = type(item)
         message = state.writer.missing_message(
@@ -467,6 +484,6 @@ def write_item(state: CrawlerState, item: Any, result: Extraction) -> bool:
             message,
             case=f"{cls.__module__}.{cls.__qualname__}",
         )
-        return False
+        return item
     state.reporter.inc("items")
-    return True
+    return item

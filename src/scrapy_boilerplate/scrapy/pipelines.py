@@ -6,7 +6,10 @@ event loop like the downloader middleware, and applies ``BOILERPLATE_ON_ERROR``:
 that was not HTML, a page whose every block is boilerplate...) is dropped and counted
 under ``boilerplate/items_dropped/<reason>``; with ``"keep"`` it goes on with the reason
 in its fields. With ``BOILERPLATE_MIN_QUALITY``, an item whose method estimated a lower
-``quality`` (``auto``) is dropped too, counted under ``boilerplate/items_dropped/low-quality``.
+``quality`` (``auto``) is dropped too, counted under ``boilerplate/items_dropped/low-quality``
+(the bound may depend on the page type); with ``BOILERPLATE_PAGE_TYPES``, an item of
+another page type, counted under ``boilerplate/items_dropped/page-type``. Each distinct
+case is logged once. Items whose method tells no quality or page type are kept.
 Items scraped from a response got their fields from the spider middleware already.
 """
 
@@ -36,10 +39,11 @@ def _extract_html(
     extractor: str,
     params: dict[str, Any],
     max_nodes: int = BOILERPLATE_MAX_NODES,
+    options: dict[str, Any] | None = None,
 ) -> Extraction:
     from scrapy_boilerplate.core.extract import extract
 
-    return extract(html, extractor, url=url, max_nodes=max_nodes, **params)
+    return extract(html, extractor, url=url, max_nodes=max_nodes, **(options or {}), **params)
 
 
 class BoilerplatePipeline(Component):
@@ -53,20 +57,38 @@ class BoilerplatePipeline(Component):
             html = adapter.get(config.html_field) if config.html_field in adapter else None
             if html:
                 result = await self._extract(html, adapter)
-                write_item(state, item, result)
-        if config.on_error == "drop":
-            reason = state.writer.failure(item)
-            if reason is not None:
-                state.reporter.inc(f"items_dropped/{reason}")
-                raise DropItem(f"scrapy-boilerplate: no main text ({reason}: {gloss(reason)})")
-        if config.min_quality:
-            quality = state.writer.quality(item)
-            if quality is not None and quality < config.min_quality:
-                state.reporter.inc("items_dropped/low-quality")
-                raise DropItem(
-                    f"scrapy-boilerplate: quality {quality:.3f} below BOILERPLATE_MIN_QUALITY "
-                    f"({config.min_quality:g})"
-                )
+                item = write_item(state, item, result)
+        reason, quality, page_type = state.writer.facts(item)
+        if config.on_error == "drop" and reason is not None:
+            state.reporter.inc(f"items_dropped/{reason}")
+            raise DropItem(f"scrapy-boilerplate: no main text ({reason}: {gloss(reason)})")
+        if config.page_types and page_type is not None and page_type not in config.page_types:
+            message = (
+                f"scrapy-boilerplate: page type {page_type!r} not in BOILERPLATE_PAGE_TYPES "
+                f"({', '.join(sorted(config.page_types))})"
+            )
+            state.reporter.problem(
+                "items_dropped/page-type", logging.INFO, "%s", message, case=page_type
+            )
+            raise DropItem(message)
+        bound = config.min_quality
+        if page_type is not None:
+            bound = config.min_quality_by_type.get(page_type, bound)
+        if bound and quality is not None and quality < bound:
+            which = f"[{page_type!r}]" if page_type in config.min_quality_by_type else ""
+            state.reporter.problem(
+                "items_dropped/low-quality",
+                logging.INFO,
+                "Dropping items below BOILERPLATE_MIN_QUALITY%s (%g), e.g. quality %.3f",
+                which,
+                bound,
+                quality,
+                case=which or "default",
+            )
+            raise DropItem(
+                f"scrapy-boilerplate: quality {quality:.3f} below BOILERPLATE_MIN_QUALITY{which} "
+                f"({bound:g})"
+            )
         return item
 
     async def _extract(self, html: Any, adapter: ItemAdapter) -> Extraction:
@@ -93,5 +115,14 @@ class BoilerplatePipeline(Component):
         if state.config.max_body_size < len(html):
             reporter.inc(f"skipped/{Reason.TOO_LARGE.value}")
             return Extraction.failed(Reason.TOO_LARGE, extractor, params, url=url)
-        call = (_extract_html, html, url, extractor, params, state.config.max_nodes)
+        config = state.config
+        call = (
+            _extract_html,
+            html,
+            url,
+            extractor,
+            params,
+            config.max_nodes,
+            config.extract_options,
+        )
         return await state.extract(call, extractor, params, url, "an item's HTML")

@@ -79,6 +79,7 @@ class Runner:
         self._warm_lock: asyncio.Lock | None = None
         self._warm_params: dict[str, Any] | None = None
         self._warm_extractor: str | None = None
+        self._warm_options: dict[str, Any] | None = None
         self._warm_calls: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
 
     # The semaphores must be made on the running loop (the reactor's), not at import time.
@@ -173,9 +174,15 @@ class Runner:
         page rather than in the time of each worker's first one."""
         self._warm_calls.append((func, args))
 
-    async def warm_up(self, extractor: str, params: dict[str, Any] | None = None) -> None:
+    async def warm_up(
+        self,
+        extractor: str,
+        params: dict[str, Any] | None = None,
+        extract_options: dict[str, Any] | None = None,
+    ) -> None:
         """Get the extractor ready before the first page: start the worker processes (in
-        ``process`` mode) and extract a small page with ``extractor`` and ``params`` in
+        ``process`` mode) and extract a small page with ``extractor``, ``params`` and the
+        crawl's ``extract()`` options (``metadata``: its readers are imported then too) in
         each worker (in ``thread`` mode, once: the threads share what it builds).
 
         A spawned worker imports the package on its first task, and a method builds some
@@ -188,10 +195,11 @@ class Runner:
             return
         self._warm_extractor = extractor
         self._warm_params = params
+        self._warm_options = extract_options
         if self.mode == "thread":
             calls = tuple(self._warm_calls)
             job = self._pool().submit(
-                _warm, extractor, params, self.timeout, False, calls, self.options
+                _warm, extractor, params, self.timeout, False, calls, self.options, extract_options
             )
             await asyncio.wrap_future(job)
             return
@@ -211,8 +219,18 @@ class Runner:
             extractor = self._warm_extractor
             params = self._warm_params
             calls = tuple(self._warm_calls)
+            extract_options = self._warm_options
             futures = [
-                pool.submit(_warm, extractor, params, self.timeout, True, calls, self.options)
+                pool.submit(
+                    _warm,
+                    extractor,
+                    params,
+                    self.timeout,
+                    True,
+                    calls,
+                    self.options,
+                    extract_options,
+                )
                 for _ in range(self.workers)
             ]
             try:
@@ -379,8 +397,10 @@ def _warm(
     hold: bool = True,
     calls: tuple[tuple[Callable[..., Any], tuple[Any, ...]], ...] = (),
     options: Mapping[str, Any] | None = None,
+    extract_options: Mapping[str, Any] | None = None,
 ) -> None:
-    """Import ``extractor`` and extract :data:`WARM_PAGE` with it, then run the ``calls``
+    """Import ``extractor`` and extract :data:`WARM_PAGE` with it (and the crawl's
+    ``extract_options``), then run the ``calls``
     of :meth:`Runner.also_warm` (a failure is left to the first page, which meets it
     again and reports it); with ``hold``, keep this worker a moment so that every worker
     of a pool gets one call."""
@@ -391,7 +411,9 @@ def _warm(
         if extractor is not None:
             name = resolve_extractor(extractor, "BOILERPLATE_EXTRACTOR")
             with contextlib.suppress(Exception):  # the first page meets it too, reports it
-                extract(WARM_PAGE, name, timeout=timeout, **(params or {}))
+                extract(
+                    WARM_PAGE, name, timeout=timeout, **(extract_options or {}), **(params or {})
+                )
         for func, args in calls:
             with contextlib.suppress(Exception):
                 func(*args)

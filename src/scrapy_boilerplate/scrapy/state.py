@@ -217,7 +217,8 @@ class CrawlerState:
         # The crawl starts once the workers are up and the method has read a small page
         # (Scrapy awaits this handler): its start-up does not compete with the first pages.
         try:
-            await self.runner.warm_up(self.config.extractor, self.config.params)
+            config = self.config
+            await self.runner.warm_up(config.extractor, config.params, config.extract_options)
         except Exception as exc:  # the first page will meet the same problem and report it
             logger.warning("Could not get the extraction workers ready ahead: %s", exc)
 
