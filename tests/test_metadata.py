@@ -264,3 +264,9 @@ def test_detected_language_beside_the_declared_one() -> None:
     assert m["language"] == "de"
     assert m["declared_language"] == "en"
     assert m["sources"]["language"] == "main-text"
+
+
+def test_byline_cut_at_a_day_and_month() -> None:
+    body = '<p class="byline">By Martha Quill, 12 March</p>'
+    m = meta_of(page("<title>t</title>", body), extractor="justext")
+    assert m["authors"] == ["Martha Quill"]

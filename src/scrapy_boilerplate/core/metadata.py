@@ -169,7 +169,7 @@ _BYLINE_PREFIX = re.compile(
 )
 #: Where a byline's name ends: a date, a reading time, a separator.
 _BYLINE_END = re.compile(
-    r"\s*(?:[|\u2022\u00b7\u2013\u2014]|\s-\s|-\s*\d|\d{1,4}[/.]\d|"
+    r"\s*(?:[|\u2022\u00b7\u2013\u2014]|\s-\s|-\s*\d|,\s*\d|\d{1,4}[/.]\d|"
     r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d|"
     r"\b(?:[Ll]ast\s)?[Uu]pdated|\b[Pp]ublished|\b[Oo]n\s+\d|\d+\s*min)"
 )
