@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scrapy_boilerplate.core import registry
+from scrapy_boilerplate.core import registry, render
 from scrapy_boilerplate.core.deadline import ExtractionTimeout, check, within
 from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT, MAX_SIZE_DEFAULT, parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
@@ -22,6 +22,7 @@ def extract(
     timeout: float | None = None,
     max_size: int = MAX_SIZE_DEFAULT,
     max_nodes: int = MAX_NODES_DEFAULT,
+    main_html: bool = False,
     **params: Any,
 ) -> Extraction:
     """Run ``extractor`` on a page and return its :class:`Extraction`.
@@ -38,6 +39,10 @@ def extract(
     method gave none gets ``no-content`` (blocks, none of them content) or ``no-text``. A bad
     parameter raises :class:`InvalidParameter`; an unknown method raises
     :class:`UnknownExtractor`.
+
+    ``main_html=True`` also fills :attr:`Extraction.main_html`: the content blocks as
+    clean HTML read from the page's tree (:func:`~scrapy_boilerplate.core.render.main_html`;
+    "" when there is no main text), within the same ``timeout``.
     """
     method = registry.get(extractor)
     checked = method.validate(params)
@@ -45,7 +50,7 @@ def extract(
         try:
             with within(timeout):
                 return _extract(html, method, extractor, checked, url, encoding, max_size,
-                                max_nodes)  # fmt: skip
+                                max_nodes, main_html)  # fmt: skip
         except ExtractionTimeout as exc:
             return Extraction.failed(
                 Reason.TIMEOUT,
@@ -53,8 +58,9 @@ def extract(
                 checked,
                 url=url,
                 extra={"error": f"ExtractionTimeout: {exc}"},
+                main_html="" if main_html else None,
             )
-    return _extract(html, method, extractor, checked, url, encoding, max_size, max_nodes)
+    return _extract(html, method, extractor, checked, url, encoding, max_size, max_nodes, main_html)
 
 
 def _extract(
@@ -66,12 +72,18 @@ def _extract(
     encoding: str | None,
     max_size: int,
     max_nodes: int,
+    main_html: bool = False,
 ) -> Extraction:
     try:
         doc = parse(html, url=url, encoding=encoding, max_size=max_size, max_nodes=max_nodes)
     except UnsupportedInput as exc:
         return Extraction.failed(
-            exc.reason, extractor, checked, url=url, extra={"detail": exc.detail}
+            exc.reason,
+            extractor,
+            checked,
+            url=url,
+            extra={"detail": exc.detail},
+            main_html="" if main_html else None,
         )
     result = method.extract(doc, checked)
     check()  # a page past its deadline gives no result, whichever step passed it
@@ -87,4 +99,6 @@ def _extract(
     if result.language is None and doc.declared_language:
         # Methods without a language model report the page's declared language.
         result.language = doc.declared_language.split("-")[0].split("_")[0].lower() or None
+    if main_html:
+        result.main_html = render.main_html(doc, result) if result.reason is None else ""
     return result

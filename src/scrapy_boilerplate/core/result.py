@@ -179,6 +179,9 @@ class Extraction:
     #: The expected text F1 of this result (0-1), for methods that estimate it (``auto``):
     #: a crawl may drop or re-route pages below a bound.
     quality: float | None = None
+    #: The content blocks as clean HTML (``extract(..., main_html=True)``, see
+    #: :func:`~scrapy_boilerplate.core.render.main_html`); None where not asked for.
+    main_html: str | None = None
     # The block dicts an item gets (see :meth:`block_dicts`), made ahead of time off the
     # reactor thread for big pages (see :meth:`prepare_block_dicts`), with the kind they
     # were made for; taken once by the first item written.
@@ -235,6 +238,7 @@ class Extraction:
                 self.page_type,
                 self.page_type_probability,
                 self.quality,
+                self.main_html,
             ),
         )
 
@@ -317,6 +321,7 @@ class Extraction:
                     ("page_type", self.page_type),
                     ("page_type_probability", self.page_type_probability),
                     ("quality", self.quality),
+                    ("main_html", self.main_html),
                 )
                 if v is not None
             },
