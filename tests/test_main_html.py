@@ -336,3 +336,18 @@ def test_main_html_travels_with_the_result() -> None:
     assert copy.main_html == result.main_html and copy.main_html
     assert copy.to_dict() == result.to_dict()
     assert pickle.loads(pickle.dumps(extract(page_with_links(), "justext"))).main_html is None
+
+
+def test_line_breaks_next_to_boilerplate_are_left_out() -> None:
+    page = f"""<html><body><div>Share this<br><br>{LONG}<br>{LONG}<br><br>Print</div>
+    <ul><li><div>{LONG}</div><div>Martha Quill</div></li></ul></body></html>"""
+    doc = parse(page, url=URL)
+    blocks = extract(doc, "justext").blocks
+    for block in blocks:
+        block.label = CONTENT if block.text.startswith(("The harbour", "Martha")) else "x"
+    result = Extraction.from_blocks(blocks, "test", {})
+    html = render.main_html(doc, result)
+    assert html.startswith("<p>The harbour") and html.count("<br/>") == 1
+    assert "Share" not in html and "Print" not in html
+    # two divs in one list item stay two paragraphs
+    assert "</p>\n<p>Martha Quill</p>\n</li>" in html
