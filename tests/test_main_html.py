@@ -351,3 +351,21 @@ def test_line_breaks_next_to_boilerplate_are_left_out() -> None:
     assert "Share" not in html and "Print" not in html
     # two divs in one list item stay two paragraphs
     assert "</p>\n<p>Martha Quill</p>\n</li>" in html
+
+
+def test_loose_text_and_orphan_items_get_the_parents_html_needs() -> None:
+    page = (
+        "<html><body><table>Loose in table<tr>Loose in row<td>Cell</td></tr></table>"
+        "<ul>Loose in list<li>Item</li></ul><li>Orphan item</li><td>Orphan cell</td>"
+        "</body></html>"
+    )
+    doc = parse(page, url=URL)
+    blocks = extract(doc, "justext").blocks
+    for block in blocks:
+        block.label = CONTENT
+    html = render.main_html(doc, Extraction.from_blocks(blocks, "test", {}))
+    assert html.replace("\n", "") == (
+        "<table><tr><td>Loose in table</td></tr><tr><td>Loose in row</td><td>Cell</td></tr>"
+        "</table><ul><li>Loose in list</li><li>Item</li></ul><ul><li>Orphan item</li></ul>"
+        "<table><tr><td>Orphan cell</td></tr></table>"
+    )

@@ -42,7 +42,7 @@ from scrapy_boilerplate.core.result import CONTENT, Block, Extraction
 #: objects, form controls, metadata (:data:`~.document.REMOVED_TAGS`, but a ``noscript``
 #: the document keeps as content, and the few more below).
 DROPPED_TAGS = (REMOVED_TAGS - {"noscript"}) | frozenset(
-    {"title", "meta", "link", "base", "frame", "frameset", "noembed", "noframes", "param",
+    {"meta", "link", "base", "frame", "frameset", "noembed", "noframes", "param",
      "source", "track", "xmp", "plaintext"}
 )  # fmt: skip
 
@@ -76,6 +76,9 @@ _CONTAINER_CHILD = {
     "tfoot": "tr",
     "tr": "td",
 }
+
+#: The outermost of those (a row made for a cell in a table is kept to hold more cells).
+_OUTER_CONTAINERS = frozenset({"ul", "ol", "dl", "table"})
 
 #: Elements that need a given parent, and the one made when it is missing.
 _REQUIRED_PARENT: dict[str, tuple[frozenset[str], str]] = {
@@ -580,20 +583,20 @@ class _Writer:
 
     def prepare(self, tag: str) -> None:
         """Make the place for ``tag`` (``#text`` for text, ``img``, ``br``...)."""
-        while True:
+        for _ in range(8):  # (a few steps at most: table, row, cell)
             top, made = self._top()
             required = _REQUIRED_PARENT.get(tag)
             if required is not None:
                 parents, wrapper = required
                 if top in parents:
                     return
-                if made and (top in _CONTAINER_CHILD or top == "p"):
+                if made:  # (a paragraph, a cell or a list item made here: it ends)
                     self.close_top()
                     continue
                 self.open(wrapper, "", made=True)
                 continue
             if top in _CONTAINER_CHILD:
-                if made:
+                if made and top in _OUTER_CONTAINERS:  # made for an item: the items end
                     self.close_top()
                     continue
                 self.open(_CONTAINER_CHILD[top], "", made=True)
