@@ -369,3 +369,24 @@ def test_loose_text_and_orphan_items_get_the_parents_html_needs() -> None:
         "</table><ul><li>Loose in list</li><li>Item</li></ul><ul><li>Orphan item</li></ul>"
         "<table><tr><td>Orphan cell</td></tr></table>"
     )
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [("justext", {}), ("justext", {"reference_compat": True}), ("web2text", {}), ("cnr", {})],
+)
+def test_text_some_methods_skip_does_not_lose_the_blocks_after_it(method, params) -> None:
+    """A drop-down list (Web2Text leaves it out, jusText reads it) and a hidden element
+    (jusText's reference cleaning reads it) lie between the text nodes of the blocks."""
+    options = "".join(f"<option>{i}</option>" for i in range(150))
+    page = f"""<html><body><p>{LONG}</p><form><select>{options}</select></form>
+    <p>{LONG}<span style="display:none">hidden words</span> read
+    <a href="/more">the full story</a> here.</p></body></html>"""
+    doc = parse(page, url=URL)
+    blocks = extract(doc, method, **params).blocks
+    for block in blocks:
+        block.label = CONTENT
+    result = Extraction.from_blocks(blocks, "test", {})
+    result.main_html = render.main_html(doc, result)
+    assert_text_invariant(result)
+    assert '<a href="https://news.example.org/more">the full story</a>' in result.main_html

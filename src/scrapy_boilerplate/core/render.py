@@ -29,13 +29,20 @@ walk recurses, so a 10 000-deep page is no harder than a flat one.
 
 from __future__ import annotations
 
+import os
+import re
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import lxml.etree as etree
 
 from scrapy_boilerplate.core.deadline import check
-from scrapy_boilerplate.core.document import REMOVED_TAGS, SECTION_BLOCK_TAGS, Document
+from scrapy_boilerplate.core.document import (
+    LEAF_SKIPPED_TAGS,
+    REMOVED_TAGS,
+    SECTION_BLOCK_TAGS,
+    Document,
+)
 from scrapy_boilerplate.core.result import CONTENT, Block, Extraction
 
 #: Elements never entered, whatever the method read: code, styles, embedded documents and
@@ -108,27 +115,45 @@ MAX_ALT_CHARS = 1000
 IMAGE_URL_ATTRIBUTES = ("src", "data-src", "data-lazy-src", "data-original")
 #: At most this many images from :func:`content_images`.
 MAX_IMAGES = 100
-#: A block not found at the current place in the page's text is looked for in at most
-#: this many following text nodes (a method that leaves text out, as VIPS does with
-#: what it does not see); then it is written as plain text.
+#: A block not found at the current place in the page's text is looked for in the next
+#: :data:`SCAN_NEAR` text nodes, then in the next :data:`SCAN_WINDOW` text nodes the page
+#: shows (a method leaves text out: VIPS what it does not see, Web2Text drop-down lists);
+#: then it is written as plain text.
+SCAN_NEAR = 1024
 SCAN_WINDOW = 64
 
 #: Elements that may hold paragraphs as well as text.
 _FLOW_CONTAINERS = frozenset({"li", "dd", "td", "th", "blockquote", "figure", "figcaption"})
 
-# Events of the walk (kinds).
+# Events of the walk (kinds; an image and a line break come last).
 _START, _END, _TEXT, _SPACE, _IMG, _BR = range(6)
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 #: Characters XML 1.0 does not allow (C0 controls but tab, line feed, carriage return):
 #: removed, so the output parses as XML too.
-_NOT_XML = {c: None for c in range(32) if c not in (9, 10, 13)}
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _escape(text: str) -> str:
+    """``text`` as HTML text, which also parses as XML."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return _NOT_XML.sub("", text) if _NOT_XML.search(text) else text
+
+
+def _attribute(text: str) -> str:
+    """``text`` as a double-quoted attribute value (line breaks and tabs as spaces)."""
+    text = _escape(text).replace('"', "&quot;")
+    return text.translate(_ATTR_SPACES) if "\n" in text or "\t" in text or "\r" in text else text
+
+
+_ATTR_SPACES = {9: " ", 10: " ", 13: " "}
 _URL_NOISE = {9: None, 10: None, 13: None}  # browsers remove these anywhere in a URL
 _URL_TRIM = "".join(chr(c) for c in range(33))  # and these at either end
-_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"} | _NOT_XML)
-_ATTR_ESCAPES = str.maketrans(
-    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"} | _NOT_XML | {9: " ", 10: " ", 13: " "}
-)
 
 
 def main_html(doc: Document, result: Extraction) -> str:
@@ -175,11 +200,88 @@ def _plan(doc: Document, result: Extraction) -> _Plan | None:
     content = [b for b in result.blocks if b.label == CONTENT and b.text.strip()]
     if not content:
         return None
+    blocks = [b for b in result.blocks if b.text.strip()]
     plan = _Plan(doc, result)
-    plan.walk()
-    plan.match([b for b in result.blocks if b.text.strip()])
+    prefix = _common_parent([b.xpath for b in content])
+    region = _resolve(doc.root, prefix)
+    if region is not None and region is not doc.root and not _dropped(region, doc.removed):
+        # Only the part of the page that holds every content block is read (about half of
+        # a page), with the blocks inside it; where a content block is not found there
+        # (its xpath names another tree: a browser's), the whole page is read instead.
+        inside = prefix + "/"
+        plan.walk(region)
+        plan.match([b for b in blocks if b.xpath.startswith(inside) or b.xpath == prefix])
+        if not plan.missed:
+            plan.decide()
+            return plan
+        plan = _Plan(doc, result)
+    plan.walk(doc.root)
+    plan.match(blocks)
     plan.decide()
     return plan
+
+
+def _common_parent(xpaths: list[str]) -> str:
+    """The longest path of whole steps that starts every xpath's parent ("": the root)."""
+    parents = [x.rsplit("/", 1)[0] for x in xpaths]
+    prefix = os.path.commonprefix(parents)  # noqa: RUF071 (by character: cut at a step below)
+    if not all(len(x) == len(prefix) or x[len(prefix)] == "/" for x in parents):
+        prefix = prefix[: prefix.rfind("/")] if "/" in prefix else ""
+    return prefix
+
+
+# One step of a block's xpath (see document.xpath_step): a name, or a name test, and the
+# element's 1-based position among its parent's children of that (lower-case local) name.
+_STEP = re.compile(r"/(?:([^/\[*]+)|\*\[(?:local-)?name\(\)='([^']*)'\])\[(\d+)\]")
+
+
+def _dropped(el: Any, removed: set[Any]) -> bool:
+    """Whether ``el`` is, or is inside, an element the walk does not enter."""
+    node = el
+    while node is not None:
+        tag = _local_name(node.tag)
+        if tag in DROPPED_TAGS or (tag in REMOVED_TAGS and node in removed):
+            return True
+        node = node.getparent()
+    return False
+
+
+def _local_name(tag: Any) -> str:
+    if not isinstance(tag, str):  # a comment or processing instruction
+        return ""
+    tag = tag.lower()
+    return tag[tag.find("}") + 1 :] if tag[0] == "{" else tag
+
+
+def _resolve(root: Any, path: str) -> Any:
+    """The element a block's xpath (every step indexed) names below ``root``, or None:
+    followed step by step, without XPath (a 10 000-step path is a long expression)."""
+    if not path:
+        return root
+    el = None
+    at = 0
+    for number, m in enumerate(_STEP.finditer(path)):
+        if m.start() != at:
+            return None
+        at = m.end()
+        if not number & 1023:
+            check()
+        name = (m.group(1) or m.group(2)).lower()
+        position = int(m.group(3))
+        if el is None:
+            if _local_name(root.tag) != name or position != 1:
+                return None
+            el = root
+            continue
+        for child in el:
+            if _local_name(child.tag) == name:
+                position -= 1
+                if not position:
+                    el = child
+                    break
+        else:
+            return None
+    return el if at == len(path) else None
 
 
 def _collapsed(text: str) -> str:
@@ -227,16 +329,23 @@ class _Plan:
         self.items: list[Any] = []
         self.tags: list[str] = []  # per event: the element's tag (start, end), else ""
         self.texts: list[str] = []  # the text nodes, raw
-        self.hidden = bytearray()  # per text node: inside an element the page hides
+        # per text node: text that some methods read and others do not (inside an element
+        # the page hides, a drop-down list, a stray <title>): a block is matched with it,
+        # or else without it
+        self.hidden = bytearray()
         self.content = bytearray()  # per text node: part of a content block
         self.fallback: dict[int, list[Block]] = {}  # text node -> unmatched blocks before
         self.trailing: list[Block] = []  # unmatched blocks after the last matched one
+        self.missed = 0  # content blocks not found
         self.kept = bytearray()  # per event: written out (an element, image, line break)
+        self.ends: list[int] = []  # per start event: its end event
+        self.inner: list[int] = []  # per start event: the text nodes inside
         self.images: list[int] = []  # events of the kept images
         self.base = self._base_url()
 
     # -- 1. the walk -------------------------------------------------------------------------
-    def walk(self) -> None:
+    def walk(self, top: Any) -> None:
+        """Events of the subtree of ``top`` (the root, or the part holding the content)."""
         removed = self.doc.removed
         kinds, items, tags, texts, hidden = (
             self.kinds,
@@ -245,64 +354,60 @@ class _Plan:
             self.texts,
             self.hidden,
         )
-        hidden_depth = 0
-        hiding: list[bool] = []  # per open element: whether it is hidden (and not dropped)
+        hidden_depth = sum(
+            1
+            for el in top.iterancestors()
+            if el in removed or _local_name(el.tag) in LEAF_SKIPPED_TAGS
+        )
+        hiding: list[bool] = []  # per open element: whether it hides its text (see hidden)
         skipped: Any = None
         names: dict[Any, str] = {}
-
-        def text(value: str) -> None:
-            if value.isspace():
-                kinds.append(_SPACE)
-                items.append(value)
-            else:
-                kinds.append(_TEXT)
-                items.append(len(texts))
-                texts.append(value)
-                hidden.append(1 if hidden_depth else 0)
-            tags.append("")
-
-        walker = etree.iterwalk(self.doc.root, events=("start", "end", "comment", "pi"))
+        add_kind, add_item, add_tag = kinds.append, items.append, tags.append
+        add_text, add_hidden = texts.append, hidden.append
+        walker = etree.iterwalk(top, events=("start", "end", "comment", "pi"))
         for event, el in walker:
             if not len(kinds) & 1023:
                 check()  # the page's deadline, every 1024 events
             if event == "start":
                 raw = el.tag
                 tag = names.get(raw)
-                if tag is None:  # its lower-case local name (XHTML parsed as XML too)
-                    tag = raw.lower()
-                    names[raw] = tag = tag[tag.find("}") + 1 :] if tag[0] == "{" else tag
+                if tag is None:
+                    tag = names[raw] = _local_name(raw)
                 if tag in DROPPED_TAGS or (tag in REMOVED_TAGS and el in removed):
                     skipped = el
                     walker.skip_subtree()
                     continue
-                is_hidden = el in removed
+                is_hidden = el in removed or tag in LEAF_SKIPPED_TAGS
                 hiding.append(is_hidden)
                 hidden_depth += is_hidden
-                if tag == "img":
-                    kinds.append(_IMG)
-                elif tag == "br":
-                    kinds.append(_BR)
-                else:
-                    kinds.append(_START)
-                items.append(el)
-                tags.append(tag)
+                add_kind(_IMG if tag == "img" else _BR if tag == "br" else _START)
+                add_item(el)
+                add_tag(tag)
                 value = el.text
-                if value:
-                    text(value)
+            else:
+                if event == "end":
+                    if el is skipped:
+                        skipped = None
+                    else:
+                        hidden_depth -= hiding.pop()
+                        if names[el.tag] not in ("img", "br"):
+                            add_kind(_END)
+                            add_item(None)
+                            add_tag("")
+                if not hiding:  # (no tail after ``top``)
+                    continue
+                value = el.tail
+            if not value:
                 continue
-            if event == "end":
-                if el is skipped:
-                    skipped = None
-                else:
-                    hidden_depth -= hiding.pop()
-                    tag = names[el.tag]
-                    if tag != "img" and tag != "br":
-                        kinds.append(_END)
-                        items.append(None)
-                        tags.append(tag)
-            value = el.tail
-            if value and hiding:  # (not after the root)
-                text(value)
+            if value.isspace():
+                add_kind(_SPACE)
+                add_item(value)
+            else:
+                add_kind(_TEXT)
+                add_item(len(texts))
+                add_text(value)
+                add_hidden(1 if hidden_depth else 0)
+            add_tag("")
 
     # -- 2. the blocks matched to text nodes -------------------------------------------------
     def match(self, blocks: list[Block]) -> None:
@@ -315,6 +420,7 @@ class _Plan:
         for i in range(n - 1, -1, -1):
             visible[i] = visible[i + 1] if hidden[i] else i
         cursor = 0
+        budget = 8 * n + 4096  # text nodes looked at, for all the blocks: linear time
         pending: list[Block] = []  # content blocks not found, waiting for a place
 
         def run(start: int, with_hidden: bool, target: str) -> int:
@@ -352,23 +458,35 @@ class _Plan:
             start = cursor
             while start < n and taken[start]:
                 start += 1
-            with_hidden = True
-            end = run(start, True, target) if start < n else -1
-            if end < 0:
-                with_hidden = False
-                tries = 0
-                j = visible[start] if start < n else n
-                while j < n and tries <= SCAN_WINDOW:
-                    if taken[j]:
-                        j = visible[j + 1]
-                        continue
+            # the nearest text nodes first (a gap of text the method did not read: a
+            # drop-down list, a hidden element), then text nodes the page shows only
+            end, with_hidden, j, stop = -1, False, start, min(n, start + SCAN_NEAR)
+            while j < stop and budget > 0:
+                budget -= 1
+                piece = squeezed[j]
+                if not taken[j] and target.startswith(piece):
+                    # with the text the method may not have read, else without it
+                    with_hidden = True
+                    end = run(j, True, target)
+                    if end < 0 and not hidden[j]:
+                        with_hidden = False
+                        end = run(j, False, target)
+                    if end >= 0:
+                        start = j
+                        break
+                j += 1
+            tries = 0
+            j = visible[j] if j < n else n
+            while end < 0 and j < n and tries < SCAN_WINDOW and budget > 0:
+                budget -= 1
+                if not taken[j]:
                     tries += 1
-                    if squeezed[j] and target.startswith(squeezed[j]):
+                    if target.startswith(squeezed[j]):
                         end = run(j, False, target)
                         if end >= 0:
-                            start = j
+                            start, with_hidden = j, False
                             break
-                    j = visible[j + 1]
+                j = visible[j + 1]
             if end >= 0:
                 claim(start, end, with_hidden, is_content)
                 cursor = end
@@ -378,6 +496,7 @@ class _Plan:
                     pending = []
             elif is_content:
                 pending.append(block)
+                self.missed += 1
         self.trailing = pending
 
     # -- 3. what is written out ----------------------------------------------------------------
@@ -388,20 +507,32 @@ class _Plan:
         kinds, items, tags, content = self.kinds, self.items, self.tags, self.content
         m = len(kinds)
         holds = bytearray(m)  # per start event: content text below
+        # per start event: its end event, and the text nodes between
+        ends, inner = self.ends, self.inner
+        ends.extend(bytes(m))
+        inner.extend(bytes(m))
         stack: list[int] = []
+        counts: list[int] = []
+        count = 0
         for e in range(m):
             kind = kinds[e]
             if kind == _START:
                 stack.append(e)
+                counts.append(count)
             elif kind == _END:
                 s = stack.pop()
+                ends[s] = e
+                inner[s] = count - counts.pop()
                 if holds[s] and stack:
                     holds[stack[-1]] = 1
-            elif kind == _TEXT and content[items[e]] and stack:
-                holds[stack[-1]] = 1
+            elif kind == _TEXT:
+                count += 1
+                if content[items[e]] and stack:
+                    holds[stack[-1]] = 1
             if not e & 4095:
                 check()
-        kept = self.kept = bytearray(m)
+        # the elements written: those holding content text, a kept image or line break
+        kept = self.kept = bytearray(holds)
         n = len(self.texts)
         piece = 0  # text nodes before this event
         inside = 0  # open elements holding content, below <body>
@@ -409,48 +540,41 @@ class _Plan:
         for e in range(m):
             kind = kinds[e]
             if kind == _START:
+                stack.append(e)
                 h = bool(holds[e]) and tags[e] not in ("html", "body")
                 open_holding.append(h)
                 inside += h
             elif kind == _END:
+                stack.pop()
                 inside -= open_holding.pop()
             elif kind == _TEXT:
                 piece += 1
-            elif kind in (_IMG, _BR):
+            elif kind >= _IMG:  # an image or a line break
                 before = piece > 0 and content[piece - 1]
                 after = piece < n and content[piece]
                 if kind == _BR:
-                    kept[e] = inside and before and after
-                elif inside and (before or after) and self.image(e)[0] is not None:
+                    keep = inside and before and after
+                else:
+                    keep = inside and (before or after) and self.image(e)[0] is not None
+                    if keep:
+                        self.images.append(e)
+                if keep:
                     kept[e] = 1
-                    self.images.append(e)
-            if not e & 4095:
-                check()
-        # the elements written: those holding content text or a kept image
-        stack.clear()
-        for e in range(m):
-            kind = kinds[e]
-            if kind == _START:
-                stack.append(e)
-                kept[e] = holds[e]
-            elif kind == _END:
-                s = stack.pop()
-                if kept[s] and stack:
-                    kept[stack[-1]] = 1
-            elif kept[e] and stack:  # a kept image or line break
-                kept[stack[-1]] = 1
+                    for s in reversed(stack):  # (up to the first written one: once each)
+                        if kept[s]:
+                            break
+                        kept[s] = 1
             if not e & 4095:
                 check()
 
     def _base_url(self) -> str | None:
         page = self.doc.url or self.result.url
         page = _clean_url(page, None, LINK_SCHEMES) if page else None
-        root = self.doc.root
-        base = root.find(".//{*}base[@href]") if root.tag[0] == "{" else root.find(".//base[@href]")
-        if base is not None:
-            joined = _clean_url(base.get("href"), page, IMAGE_SCHEMES)
-            if joined is not None:
-                return joined
+        for base in self.doc.root.iter("base", "{*}base"):  # the first with an href counts
+            href = base.get("href")
+            if href is not None:
+                joined = _clean_url(href, page, IMAGE_SCHEMES)
+                return joined if joined is not None else page
         return page
 
     def image(self, e: int) -> tuple[str | None, str]:
@@ -479,26 +603,19 @@ class _Plan:
         for i in range(n - 1, -1, -1):
             next_content[i] = i if content[i] else next_content[i + 1]
         fallback = dict(self.fallback)
+        ends, inner = self.ends, self.inner
         piece = 0
         e = 0
-        skip_depth = 0
+        steps = 0
         while e < m:
-            if not e & 4095:
+            steps += 1
+            if not steps & 4095:
                 check()
             kind = kinds[e]
-            if skip_depth:
-                if kind == _START:
-                    skip_depth += 1
-                elif kind == _END:
-                    skip_depth -= 1
-                elif kind == _TEXT:
-                    piece += 1
-                e += 1
-                continue
             if kind == _START:
-                if not kept[e]:
-                    skip_depth = 1
-                    e += 1
+                if not kept[e]:  # nothing written below: on after its end
+                    piece += inner[e]
+                    e = ends[e] + 1
                     continue
                 for block in fallback.pop(next_content[piece], ()):
                     writer.plain_block(block)
@@ -510,7 +627,7 @@ class _Plan:
                     if href is None:
                         out_tag = ""
                     else:
-                        attrs = f' href="{href.translate(_ATTR_ESCAPES)}"'
+                        attrs = f' href="{_attribute(href)}"'
                 elif tag in ("td", "th"):
                     attrs = _span_attributes(items[e])
                 boundary = not out_tag and tag in _BOUNDARY_TAGS
@@ -541,8 +658,7 @@ class _Plan:
                 if kind == _IMG:
                     url, alt = self.image(e)
                     assert url is not None  # (kept images have one)
-                    src, alt = url.translate(_ATTR_ESCAPES), alt.translate(_ATTR_ESCAPES)
-                    writer.void("img", f' src="{src}" alt="{alt}"')
+                    writer.void("img", f' src="{_attribute(url)}" alt="{_attribute(alt)}"')
                 else:
                     writer.void("br", "")
             e += 1
@@ -642,13 +758,13 @@ class _Writer:
         self.prepare("#text")
         if not self.pre:
             value = _collapsed(value)
-        self.out.append(value.translate(_TEXT_ESCAPES))
+        self.out.append(_escape(value))
 
     def space(self, value: str) -> None:
         top, _ = self._top()
         if top is None or top in _CONTAINER_CHILD:
             return
-        self.out.append(value.translate(_TEXT_ESCAPES) if self.pre else " ")
+        self.out.append(_escape(value) if self.pre else " ")
 
     def void(self, tag: str, attrs: str) -> None:
         self.prepare(tag)
@@ -663,8 +779,8 @@ class _Writer:
             tag = block.tag if block.tag in _HEADINGS or block.tag == "pre" else "p"
             depth = len(self.stack)
             self.open(tag, "")
-            self.out.append(block.text.translate(_TEXT_ESCAPES))
+            self.out.append(_escape(block.text))
             self.close_to(depth)
         else:
             self.prepare("#text")
-            self.out.append(" " + _collapsed(block.text).translate(_TEXT_ESCAPES) + " ")
+            self.out.append(" " + _escape(_collapsed(block.text)) + " ")
