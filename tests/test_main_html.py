@@ -390,3 +390,39 @@ def test_text_some_methods_skip_does_not_lose_the_blocks_after_it(method, params
     result.main_html = render.main_html(doc, result)
     assert_text_invariant(result)
     assert '<a href="https://news.example.org/more">the full story</a>' in result.main_html
+
+
+@pytest.mark.parametrize(
+    "href",
+    [
+        "other.html",
+        "sub/dir/page.html?q=1#top",
+        "/root.html",
+        "//cdn.example.com/lib.js",
+        "../up.html",
+        "./here.html",
+        "?page=2",
+        "#section",
+        "a/./b/../c.html",
+        "HTTPS://Elsewhere.example.com/Path",
+        "mailto:editor@example.org",
+        "  \n/spaced.html\t ",
+    ],
+)
+def test_urls_are_joined_as_urljoin_does(href: str) -> None:
+    from urllib.parse import urljoin
+
+    base = "https://news.example.org/section/story.html?id=7"
+    page = f'<html><body><p>{LONG}<a href="{href}">link</a></p></body></html>'
+    html = extract(page, "justext", url=base, main_html=True).main_html or ""
+    expected = urljoin(base, href.strip())
+    assert f'<a href="{expected}">link</a>' in html
+
+
+@pytest.mark.parametrize(
+    "href", ["http:no-host", "https://", "http:///path", "file:///etc/passwd", "ftp:x"]
+)
+def test_urls_without_a_host_or_with_other_schemes_are_dropped(href: str) -> None:
+    page = f'<html><body><p>{LONG}<a href="{href}">link</a></p></body></html>'
+    html = extract(page, "justext", url=URL, main_html=True).main_html or ""
+    assert "<a" not in html and "link" in html

@@ -296,25 +296,61 @@ def _collapsed(text: str) -> str:
     return inner
 
 
-def _clean_url(raw: str | None, base: str | None, schemes: frozenset[str]) -> str | None:
-    """``raw`` made absolute against ``base``, or None where it cannot be, is too long or
-    has a scheme outside ``schemes``."""
-    if not raw or len(raw) > MAX_URL_CHARS:
-        return None
-    value = raw.translate(_URL_NOISE).strip(_URL_TRIM)
-    if not value:
-        return None
-    try:
-        url = urljoin(base, value) if base else value
-        parts = urlsplit(url)
-    except ValueError:  # (an invalid IPv6 host, say)
-        return None
-    scheme = parts.scheme.lower()
-    if scheme not in schemes:
-        return None
-    if scheme in ("http", "https", "ftp") and not parts.netloc:
-        return None
-    return url
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
+_NETWORK_SCHEMES = frozenset({"http", "https", "ftp"})
+
+
+def _has_host(url: str, at: int) -> bool:
+    """Whether ``url`` has ``//`` and a host from ``at`` on."""
+    return url.startswith("//", at) and len(url) > at + 2 and url[at + 2] not in "/?#\\"
+
+
+class _Urls:
+    """A page's URLs made absolute against its base URL, or None where they cannot be, are
+    longer than :data:`MAX_URL_CHARS` or have a scheme not allowed. The common shapes (an
+    absolute URL, a path from the root, a relative path without dot segments) are joined
+    by string operations, the others by ``urllib.parse.urljoin``, which is several times
+    slower (a page may have tens of thousands of links)."""
+
+    def __init__(self, base: str | None) -> None:
+        self.base = base
+        self.scheme = self.origin = self.folder = ""
+        if base is not None:
+            parts = urlsplit(base)
+            self.scheme = parts.scheme
+            self.origin = f"{parts.scheme}://{parts.netloc}"
+            path = parts.path or "/"
+            self.folder = self.origin + path[: path.rfind("/") + 1]
+
+    def absolute(self, raw: str | None, schemes: frozenset[str]) -> str | None:
+        if not raw or len(raw) > MAX_URL_CHARS:
+            return None
+        value = raw.strip(_URL_TRIM)
+        if "\t" in value or "\n" in value or "\r" in value:
+            value = value.translate(_URL_NOISE)
+        if not value:
+            return None
+        m = _SCHEME.match(value)
+        if m is not None:
+            scheme = m.group(1).lower()
+            if scheme not in schemes:
+                return None
+            if scheme in _NETWORK_SCHEMES and not _has_host(value, m.end()):
+                return None
+            return scheme + value[len(scheme) :]
+        base = self.base
+        if base is None:
+            return None
+        if value.startswith("//"):
+            return f"{self.scheme}:{value}" if _has_host(value, 0) else None
+        if value[0] in "?#." or "/." in value or "\\" in value:
+            try:
+                url = urljoin(base, value)
+                parts = urlsplit(url)
+            except ValueError:  # (an invalid IPv6 host, say)
+                return None
+            return url if parts.scheme.lower() in schemes and parts.netloc else None
+        return self.origin + value if value[0] == "/" else self.folder + value
 
 
 class _Plan:
@@ -341,7 +377,8 @@ class _Plan:
         self.ends: list[int] = []  # per start event: its end event
         self.inner: list[int] = []  # per start event: the text nodes inside
         self.images: list[int] = []  # events of the kept images
-        self.base = self._base_url()
+        self.urls = self._urls()
+        self.image_urls: dict[int, tuple[str | None, str]] = {}  # per image event
 
     # -- 1. the walk -------------------------------------------------------------------------
     def walk(self, top: Any) -> None:
@@ -567,26 +604,33 @@ class _Plan:
             if not e & 4095:
                 check()
 
-    def _base_url(self) -> str | None:
+    def _urls(self) -> _Urls:
+        """The page's URL (from the document or the result) and its ``<base href>``."""
         page = self.doc.url or self.result.url
-        page = _clean_url(page, None, LINK_SCHEMES) if page else None
+        page = _Urls(None).absolute(page, IMAGE_SCHEMES) if page else None
         for base in self.doc.root.iter("base", "{*}base"):  # the first with an href counts
             href = base.get("href")
             if href is not None:
-                joined = _clean_url(href, page, IMAGE_SCHEMES)
-                return joined if joined is not None else page
-        return page
+                joined = _Urls(page).absolute(href, IMAGE_SCHEMES)
+                return _Urls(joined if joined is not None else page)
+        return _Urls(page)
 
     def image(self, e: int) -> tuple[str | None, str]:
         """The URL (None: none usable) and alt text of the image of event ``e``."""
-        el = self.items[e]
-        url = None
-        for name in IMAGE_URL_ATTRIBUTES:
-            url = _clean_url(el.get(name), self.base, IMAGE_SCHEMES)
-            if url is not None:
-                break
-        alt = el.get("alt") or ""
-        return url, " ".join(alt[: MAX_ALT_CHARS * 2].split())[:MAX_ALT_CHARS]
+        found = self.image_urls.get(e)
+        if found is None:
+            el = self.items[e]
+            url = None
+            for name in IMAGE_URL_ATTRIBUTES:
+                url = self.urls.absolute(el.get(name), IMAGE_SCHEMES)
+                if url is not None:
+                    break
+            alt = el.get("alt") or ""
+            found = self.image_urls[e] = (
+                url,
+                " ".join(alt[: MAX_ALT_CHARS * 2].split())[:MAX_ALT_CHARS],
+            )
+        return found
 
     # -- 4. the HTML ------------------------------------------------------------------------------
     def render(self) -> str:
@@ -623,7 +667,7 @@ class _Plan:
                 attrs = ""
                 out_tag = tag if tag in BLOCK_TAGS or tag in INLINE_TAGS else ""
                 if tag == "a":
-                    href = _clean_url(items[e].get("href"), self.base, LINK_SCHEMES)
+                    href = self.urls.absolute(items[e].get("href"), LINK_SCHEMES)
                     if href is None:
                         out_tag = ""
                     else:
