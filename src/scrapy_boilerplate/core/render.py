@@ -166,9 +166,10 @@ def main_html(doc: Document, result: Extraction) -> str:
     written as its text). Nothing else is: no script, style, frame, form control, event
     handler, ``style``, ``class`` or ``id`` attribute. The result is well-formed (it also
     parses as XML inside one element) and the same for the same input; it has no
-    ``<html>`` or ``<body>``. Its text (a line break per ``<br/>`` and block element,
-    whitespace collapsed) is the content blocks' texts in order, each once; "" when
-    there is no content block.
+    ``<html>`` or ``<body>``. Its text (a line break per ``<br/>`` and block element) is
+    the content blocks' texts in order, each once, white space aside (the page's spaces
+    between inline elements are kept where a segmentation dropped them); "" when there
+    is no content block.
 
     An image is kept where the text next to it (before or after) is content, inside an
     element that holds content below ``<body>``; a ``<br/>``, where the text on both
