@@ -186,9 +186,7 @@ def main(argv: list[str] | None = None) -> int:
                           if with_gold else "–"]  # fmt: skip
             if cells:
                 lines.append(f"| {field} | " + " | ".join(cells) + " |")
-        speed = ", ".join(
-            f"{peer} {statistics.median(r):.2f}x" for peer, r in ratios.items() if r
-        )
+        speed = ", ".join(f"{peer} {statistics.median(r):.2f}x" for peer, r in ratios.items() if r)
         lines += ["", f"Metadata time over lxml's parse (median): {speed}.", ""]
     if not found_any:
         print(f"no metadata gold under {args.data} ({UNPACK_HINT})", file=sys.stderr)

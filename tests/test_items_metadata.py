@@ -139,7 +139,10 @@ def test_metadata_is_asked_for_only_when_an_output_needs_it():
     assert options({"BOILERPLATE_FIELDS": "boilerplate"}) == {}  # the container holds none
     with_title = {"BOILERPLATE_FIELDS": {"main_text": "text", "title": "title"}}
     assert options(with_title) == {"metadata": True}
-    assert options({"BOILERPLATE_ITEM_SCHEMA": "zyte-article"}) == {"metadata": True}
+    zyte = {"metadata": True, "main_html": True}
+    assert options({"BOILERPLATE_ITEM_SCHEMA": "zyte-article"}) == zyte
+    with_html = {"BOILERPLATE_FIELDS": {"main_text": "text", "main_html": "html"}}
+    assert options(with_html) == {"main_html": True}
 
 
 @pytest.mark.parametrize("mode", ["inline", "thread", "process"])
@@ -155,10 +158,16 @@ async def test_every_execution_mode_extracts_metadata_only_when_written(mode):
         assert items[0]["title"] == "Lighthouse keepers return to Saltmere"
         assert seen[0]["boilerplate"].metadata["sources"]["authors"] == "json-ld"
 
+        settings["BOILERPLATE_FIELDS"] = {"main_text": "main_text", "main_html": "html"}
+        items, _, seen = await crawl(settings, urls=[base + ARTICLE])
+        assert items[0]["html"].startswith("<") and "Saltmere" in items[0]["html"]
+        assert seen[0]["boilerplate"].metadata is None
+
         settings["BOILERPLATE_FIELDS"] = {"main_text": "main_text"}
         items, _, seen = await crawl(settings, urls=[base + ARTICLE])
     assert items[0]["main_text"] and "title" not in items[0]
     assert seen[0]["boilerplate"].metadata is None  # extract() was not asked for it
+    assert seen[0]["boilerplate"].main_html is None
 
 
 @deferred_f_from_coro_f
@@ -220,7 +229,7 @@ def test_article_fields_are_zyte_common_items_fields():
 
 
 def test_article_values_map_the_metadata():
-    result = extract(PAGE, url="https://example.com/m.html", metadata=True)
+    result = extract(PAGE, url="https://example.com/m.html", metadata=True, main_html=True)
     values = article_values(result, downloaded="2024-05-01T00:00:00Z")
     assert values["url"] == "https://example.com/m.html"
     assert values["canonicalUrl"] == "https://example.com/news/lighthouse-keepers"
@@ -236,7 +245,8 @@ def test_article_values_map_the_metadata():
     assert values["mainImage"] == {"url": "https://example.com/img/lighthouse.jpg"}
     assert values["description"].startswith("After forty years")
     assert values["articleBody"] == result.main_text.strip()
-    assert "articleBodyHtml" not in values  # no clean HTML from the method yet
+    assert values["articleBodyHtml"] == result.main_html
+    assert values["articleBodyHtml"].startswith("<")
     assert values["breadcrumbs"][0] == {"name": "Home", "url": "https://example.com/"}
     assert values["metadata"] == {
         "probability": result.quality,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scrapy_boilerplate.core import registry
+from scrapy_boilerplate.core import registry, render
 from scrapy_boilerplate.core.deadline import ExtractionTimeout, check, within
 from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT, MAX_SIZE_DEFAULT, parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
@@ -24,6 +24,7 @@ def extract(
     max_size: int = MAX_SIZE_DEFAULT,
     max_nodes: int = MAX_NODES_DEFAULT,
     metadata: bool = False,
+    main_html: bool = False,
     **params: Any,
 ) -> Extraction:
     """Run ``extractor`` on a page and return its :class:`Extraction`.
@@ -44,25 +45,49 @@ def extract(
     ``metadata=True`` also reads the page's metadata into ``Extraction.metadata`` (title,
     authors, dates, language, description, canonical URL, site name, images, breadcrumbs,
     each with its source; :func:`~scrapy_boilerplate.core.metadata.page_metadata`). It is
-    off by default: it costs about one more parse of the page's ``<head>`` and structured
-    data.
+    off by default, for its cost.
+
+    ``main_html=True`` also fills :attr:`Extraction.main_html`: the content blocks as
+    clean HTML read from the page's tree (:func:`~scrapy_boilerplate.core.render.main_html`;
+    "" when there is no main text), within the same ``timeout``.
     """
+    options = _Options(metadata, main_html)
     method = registry.get(extractor)
     checked = method.validate(params)
     if timeout is not None and timeout > 0:
         try:
             with within(timeout):
                 return _extract(html, method, extractor, checked, url, encoding, max_size,
-                                max_nodes, metadata)  # fmt: skip
+                                max_nodes, options)  # fmt: skip
         except ExtractionTimeout as exc:
-            return Extraction.failed(
-                Reason.TIMEOUT,
-                extractor,
-                checked,
-                url=url,
-                extra={"error": f"ExtractionTimeout: {exc}"},
+            return options.failed(
+                Extraction.failed(
+                    Reason.TIMEOUT,
+                    extractor,
+                    checked,
+                    url=url,
+                    extra={"error": f"ExtractionTimeout: {exc}"},
+                )
             )
-    return _extract(html, method, extractor, checked, url, encoding, max_size, max_nodes, metadata)
+    return _extract(html, method, extractor, checked, url, encoding, max_size, max_nodes, options)
+
+
+class _Options:
+    """What a caller asked for besides the main text: the page's metadata, its clean HTML."""
+
+    def __init__(self, metadata: bool, main_html: bool) -> None:
+        self.metadata = metadata
+        self.main_html = main_html
+
+    def failed(self, result: Extraction) -> Extraction:
+        """``result`` (a page not read, or not read in time) with what was asked for, empty:
+        items keep one shape whatever happened to the page."""
+        if self.metadata:
+            result.metadata = empty_metadata()
+            result.metadata["notes"].append(f"page not read: {result.reason}")
+        if self.main_html:
+            result.main_html = ""
+        return result
 
 
 def _extract(
@@ -74,18 +99,14 @@ def _extract(
     encoding: str | None,
     max_size: int,
     max_nodes: int,
-    metadata: bool = False,
+    options: _Options,
 ) -> Extraction:
     try:
         doc = parse(html, url=url, encoding=encoding, max_size=max_size, max_nodes=max_nodes)
     except UnsupportedInput as exc:
-        failed = Extraction.failed(
-            exc.reason, extractor, checked, url=url, extra={"detail": exc.detail}
+        return options.failed(
+            Extraction.failed(exc.reason, extractor, checked, url=url, extra={"detail": exc.detail})
         )
-        if metadata:
-            failed.metadata = empty_metadata()
-            failed.metadata["notes"].append(f"page not read: {failed.reason}")
-        return failed
     result = method.extract(doc, checked)
     check()  # a page past its deadline gives no result, whichever step passed it
     if result.reason is None and not result.main_text.strip():
@@ -100,7 +121,10 @@ def _extract(
     if result.language is None and doc.declared_language:
         # Methods without a language model report the page's declared language.
         result.language = doc.declared_language.split("-")[0].split("_")[0].lower() or None
-    if metadata:
-        result.metadata = page_metadata(doc, result)
+    if options.main_html:
+        result.main_html = render.main_html(doc, result) if result.reason is None else ""
+    if options.metadata:
+        images = render.content_images(doc, result) if result.reason is None else []
+        result.metadata = page_metadata(doc, result, images=[i["url"] for i in images])
         check()
     return result

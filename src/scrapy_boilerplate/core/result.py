@@ -197,6 +197,9 @@ class Extraction:
     #: :func:`scrapy_boilerplate.core.metadata.page_metadata`), when asked for
     #: (``extract(..., metadata=True)``); None otherwise.
     metadata: dict[str, Any] | None = None
+    #: The content blocks as clean HTML (``extract(..., main_html=True)``, see
+    #: :func:`~scrapy_boilerplate.core.render.main_html`); None where not asked for.
+    main_html: str | None = None
     # The block dicts an item gets (see :meth:`block_dicts`), made ahead of time off the
     # reactor thread for big pages (see :meth:`prepare_block_dicts`), with the kind they
     # were made for; taken once by the first item written.
@@ -254,6 +257,7 @@ class Extraction:
                 self.page_type_probability,
                 self.quality,
                 self.metadata,
+                self.main_html,
             ),
         )
 
@@ -337,6 +341,7 @@ class Extraction:
                     ("page_type_probability", self.page_type_probability),
                     ("quality", self.quality),
                     ("metadata", self.metadata),
+                    ("main_html", self.main_html),
                 )
                 if v is not None
             },

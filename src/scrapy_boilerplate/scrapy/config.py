@@ -149,17 +149,23 @@ OUTPUTS = (
     "page_type",
     "page_type_probability",
     "quality",
+    # The main content as clean HTML (extract(..., main_html=True), asked for only when
+    # it is an output).
+    "main_html",
     # The page's metadata (extract(..., metadata=True), asked for only when one of these
     # is an output): the whole dict, then its fields one by one.
     *METADATA_OUTPUTS,
 )
 #: The ``extract()`` option each output needs, asked for only when an output needs it
-#: (another option's output, e.g. ``"main_html": "main_html"``, is one line here and its
-#: name in :data:`OUTPUTS`; :func:`~scrapy_boilerplate.scrapy.items.output_value` reads the
-#: Extraction's attribute of that name).
-OUTPUT_OPTIONS = {output: "metadata" for output in METADATA_OUTPUTS}
-#: The ``extract()`` options each ``BOILERPLATE_ITEM_SCHEMA`` needs.
-SCHEMA_OPTIONS: dict[str, tuple[str, ...]] = {"plain": (), "zyte-article": ("metadata",)}
+#: (:func:`~scrapy_boilerplate.scrapy.items.output_value` reads the Extraction's attribute
+#: of that name).
+OUTPUT_OPTIONS = {"main_html": "main_html", **dict.fromkeys(METADATA_OUTPUTS, "metadata")}
+#: The ``extract()`` options each ``BOILERPLATE_ITEM_SCHEMA`` needs (``zyte-article``:
+#: ``articleBodyHtml`` is the clean HTML).
+SCHEMA_OPTIONS: dict[str, tuple[str, ...]] = {
+    "plain": (),
+    "zyte-article": ("metadata", "main_html"),
+}
 #: ``BOILERPLATE_ITEM_SCHEMA`` values.
 ITEM_SCHEMAS = tuple(SCHEMA_OPTIONS)
 #: The item fields the entity lists write (docs/entities.md), when they are on.

@@ -68,6 +68,8 @@ def output_value(result: Extraction, output: str, blocks: str = "all") -> Any:
         return result.block_dicts(blocks)
     if output == "markdown":
         return result.to_markdown()
+    if output == "main_html":
+        return result.main_html or ""  # "" for a page not extracted, as its main text
     if output == "params":
         return to_jsonable(result.params)
     return to_jsonable(getattr(result, output))
