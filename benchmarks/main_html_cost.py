@@ -24,6 +24,7 @@ from pathlib import Path
 from lxml import etree
 
 from harness.datasets import load, missing_message
+from harness.output import add_out, write_reports
 from scrapy_boilerplate import extract
 from scrapy_boilerplate.core import document, render
 from scrapy_boilerplate.core.document import parse
@@ -68,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--methods", default="auto,justext")
+    add_out(parser, "main_html_cost.md")
     args = parser.parse_args(argv)
     if not (args.data / "wcxb-dev").is_dir():
         print(missing_message("wcxb-dev", args.data).replace("; skipping it", ""), file=sys.stderr)
@@ -76,19 +78,29 @@ def main(argv: list[str] | None = None) -> int:
     if not pages:
         print(f"no wcxb-dev pages in split {args.split!r} under {args.data}", file=sys.stderr)
         return 2
-    print(
+    lines = [
         f"# main_html per page vs lxml's parse: wcxb-dev {args.split}, {len(pages)} pages, "
         f"fastest of {args.repeat} runs each; Python {platform.python_version()}, "
-        f"{platform.machine()}, single thread\n"
-    )
-    print("| method | lxml parse, median ms | main_html, median ms | ratio, median | ratio, p90 |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+        f"{platform.machine()}, single thread",
+        "",
+        "| method | lxml parse, median ms | main_html, median ms | ratio, median | ratio, p90 |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
     for method in args.methods.split(","):
         r = measure(pages, method, args.repeat)
-        print(
+        lines.append(
             f"| {method} | {r['parse_ms']:.2f} | {r['main_html_ms']:.2f} | "
             f"{r['ratio']:.2f}x | {r['ratio_p90']:.2f}x |"
         )
+    lines += [
+        "",
+        "Command: `python benchmarks/main_html_cost.py --data datasets --out benchmarks/results` "
+        "from the project root. The ratio is page by page, in the same run; absolute times "
+        "move with the machine's load.",
+    ]
+    report = "\n".join(lines) + "\n"
+    print(report)
+    write_reports(args.out, {"main_html_cost.md": report})
     return 0
 
 
