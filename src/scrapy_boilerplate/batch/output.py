@@ -32,7 +32,7 @@ PARQUET_COLUMNS = (
     ("page_type", "string"),
     ("page_type_probability", "float64"),
     ("quality", "float64"),
-    ("skipped", "bool"),
+    ("skipped", "bool_"),
     ("blocks", "string"),
     ("metadata", "string"),
     ("markdown", "string"),
