@@ -11,6 +11,9 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+from scrapy_boilerplate.core.registry import Extractor
+from scrapy_boilerplate.core.result import Extraction
+
 WORDS = "Words of a sentence in a paragraph about the life of rivers and their banks. "
 
 
@@ -106,3 +109,16 @@ def write_cache_entry(
         with opener(folder / name, "wb") as f:
             f.write(data)
     return fp
+
+
+class DyingExtractor(Extractor):
+    """A method whose worker process dies on a page that says ``die`` (as one killed for
+    memory would); it gives the page's text otherwise."""
+
+    name = "dying"
+
+    def extract(self, doc: Any, params: dict[str, Any]) -> Extraction:
+        text = " ".join(t for _, t in doc.iter_text()).strip()
+        if "die" in text.split():
+            os._exit(1)
+        return Extraction(main_text=text, blocks=[], extractor=self.name, params=params)

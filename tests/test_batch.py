@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from batch_fixtures import page, warc_record, write_cache_entry, write_warc
+from batch_fixtures import DyingExtractor, page, warc_record, write_cache_entry, write_warc
 from scrapy_boilerplate import cli, extract
 from scrapy_boilerplate.batch import (
     TRUNCATED,
@@ -22,6 +22,7 @@ from scrapy_boilerplate.batch import (
     read,
     run_batch,
 )
+from scrapy_boilerplate.core import registry
 
 METHOD = "justext"  # quick to load in every worker process
 
@@ -125,6 +126,28 @@ def test_parallel_output_equals_serial_output(tmp_path: Path) -> None:
     assert _by_id(_lines(parallel)) == _by_id(_lines(serial))
     assert len(_lines(serial)) == 15
     assert (two.records, two.extracted, two.skipped) == (one.records, one.extracted, one.skipped)
+
+
+def test_a_worker_that_dies_costs_its_pages_not_the_batch(tmp_path: Path) -> None:
+    # "dying" is registered in this process only: the workers register it from its class.
+    registry.register("dying", DyingExtractor)
+    try:
+        warc = tmp_path / "crawl.warc.gz"
+        texts = ["alpha words", "beta words", "die", "gamma words", "delta words"]
+        write_warc(warc, [warc_record(f"http://example.com/{i}", f"<p>{t}</p>".encode())
+                          for i, t in enumerate(texts)])  # fmt: skip
+        out = tmp_path / "out.jsonl"
+        summary = run_batch([warc], out, BatchOptions(extractor="dying"), workers=1,
+                            in_flight=1)  # fmt: skip
+    finally:
+        registry.unregister("dying")
+    got = {r["url"]: r for r in _lines(out)}
+    assert len(got) == 5 and summary.records == 5
+    assert got["http://example.com/2"]["reason"] == "error"
+    assert "died" in got["http://example.com/2"]["detail"]
+    assert [got[f"http://example.com/{i}"]["main_text"] for i in (0, 1, 3, 4)] == [
+        "alpha words", "beta words", "gamma words", "delta words"]  # fmt: skip
+    assert summary.errors == 1 and summary.extracted == 4
 
 
 def test_truncated_warc_keeps_the_records_before_the_cut(tmp_path: Path) -> None:

@@ -67,6 +67,9 @@ class BatchOptions:
     html_field: str = "html"
     #: Write a record for every skipped input record too (``skipped: true``).
     write_skipped: bool = False
+    #: The method's class as ``"module:Class"`` (set by :func:`run_batch`): worker
+    #: processes register it where ``extractor`` is a name registered at run time only.
+    extractor_class: str | None = None
 
 
 @dataclass
@@ -202,6 +205,8 @@ _WORKER_OPTIONS: BatchOptions | None = None
 def _init_worker(options: BatchOptions) -> None:
     global _WORKER_OPTIONS
     _WORKER_OPTIONS = options
+    if options.extractor not in registry.available() and options.extractor_class:
+        registry.register(options.extractor, options.extractor_class)
     registry.get(options.extractor)  # load the method (its model) once, before the pages
 
 
@@ -275,7 +280,13 @@ def run_batch(
     """
     options = options or BatchOptions()
     # an unknown method or a bad parameter fails here, not in the workers
-    options = replace(options, params=registry.get(options.extractor).validate(options.params))
+    method = registry.get(options.extractor)
+    cls = type(method)
+    options = replace(
+        options,
+        params=method.validate(options.params),
+        extractor_class=options.extractor_class or f"{cls.__module__}:{cls.__qualname__}",
+    )
     if options.blocks not in BLOCKS_MODES:
         raise ValueError(f"blocks: expected one of {', '.join(BLOCKS_MODES)}")
     if options.format not in output.OUTPUT_FORMATS:
