@@ -299,6 +299,17 @@ def test_html_folder_ids_are_paths(tmp_path: Path) -> None:
     assert got["blog/post.htm"] == _expected(result, "blog/post.htm", str(folder), None)
 
 
+def test_inputs_are_told_apart_by_content(tmp_path: Path) -> None:
+    warc = tmp_path / "crawl-data"  # no extension: a gzipped WARC by its content
+    write_warc(warc, [warc_record("http://example.com/1", page(1).encode())])
+    lines = tmp_path / "export"
+    lines.write_text(json.dumps({"url": "http://example.com/2", "html": page(2)}) + "\n")
+    out = tmp_path / "out.jsonl"
+    run_batch([warc, lines], out, BatchOptions(extractor=METHOD), workers=0)
+    got = {r["url"]: r["source"] for r in _lines(out)}
+    assert got == {"http://example.com/1": str(warc), "http://example.com/2": str(lines)}
+
+
 def test_an_input_that_cannot_be_read_is_refused_before_writing(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     with pytest.raises(InputProblem):

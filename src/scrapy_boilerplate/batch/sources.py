@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import codecs
 import gzip
+import importlib.util
 import json
 import os
 import re
@@ -145,6 +146,11 @@ def read(
     if kind == "warc":
         if path.is_dir():
             raise InputProblem(f"{path}: a folder, not a WARC file")
+        if importlib.util.find_spec("fastwarc") is None:
+            raise InputProblem(
+                f"{path}: reading WARC files needs FastWARC: "
+                "pip install 'scrapy-boilerplate[batch]'"
+            )
         return read_warc(path, max_size)
     if kind == "httpcache":
         if not path.is_dir():
@@ -172,12 +178,7 @@ def read_warc(path: Path, max_size: int) -> Iterator[Record]:
     as ``unreadable`` and reading resumes at the next gzip member (or ``WARC/`` header of
     an uncompressed file) after it.
     """
-    try:
-        from fastwarc.warc import ArchiveIterator, WarcRecordType
-    except ImportError as exc:  # pragma: no cover - the batch extra is missing
-        raise InputProblem(
-            "reading WARC files needs FastWARC: pip install 'scrapy-boilerplate[batch]'"
-        ) from exc
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
 
     source = str(path)
     wanted = WarcRecordType.response | WarcRecordType.resource
