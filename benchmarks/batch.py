@@ -14,9 +14,11 @@ HTML files of wcxb-dev, under ``--data``), then measures on the same WARC:
   this process, nothing written (what users wrote before the batch);
 - ``1``, ``2``...: ``run_batch`` with that many worker processes, writing JSON lines.
 
-Resident memory (RSS, from ``/proc``) of the batch's process and of its workers (summed) is
-sampled every half second; the report gives it after 10 %, 50 % and 100 % of the records,
-and its peak: flat means the later samples are no higher than the early ones.
+The batch's own process reads, sends and writes: its CPU seconds (``getrusage``) say how
+much of a core that takes from the workers. Resident memory (RSS, from ``/proc``) of the
+batch's process and of its workers (summed) is sampled every half second; the report gives
+it after 10 %, 50 % and 100 % of the records, and its peak: flat means the later samples
+are no higher than the early ones.
 
 Targets: 2 workers >= 1.8x one worker; one worker >= 0.9x the loop; memory flat.
 The machine's core count is printed with the figures (other users' work shares it).
@@ -29,6 +31,7 @@ import argparse
 import gzip
 import hashlib
 import os
+import resource
 import sys
 import tempfile
 import threading
@@ -178,14 +181,15 @@ def run(args: argparse.Namespace) -> str:
             lines.append(f"| {name} | {rate:,.0f} |")
         lines += ["", "## Extraction", ""]
         lines += [
-            "| run | seconds | pages/s | vs loop | RSS main MiB (10% / 50% / 100% / peak) "
-            "| RSS workers MiB (10% / 50% / 100% / peak) |",
-            "| --- | ---: | ---: | ---: | --- | --- |",
+            "| run | seconds | pages/s | vs loop | main process CPU s | RSS main MiB "
+            "(10% / 50% / 100% / peak) | RSS workers MiB (10% / 50% / 100% / peak) |",
+            "| --- | ---: | ---: | ---: | ---: | --- | --- |",
         ]
         rates: dict[str, float] = {}
         for label in args.runs.split(","):
             marks: dict[int, int] = {}
             with Sampler() as sampler:
+                usage = resource.getrusage(resource.RUSAGE_SELF)
                 t0 = time.monotonic()
                 if label == "loop":
                     for done, rec in enumerate(read(warc), 1):
@@ -209,6 +213,8 @@ def run(args: argparse.Namespace) -> str:
                     assert summary.records == args.records, summary
                     out.unlink()
                 seconds = time.monotonic() - t0
+                after = resource.getrusage(resource.RUSAGE_SELF)
+                cpu = after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime
             rate = args.records / seconds
             rates[label] = rate
             samples = sampler.samples or [(0.0, 0, 0)]
@@ -223,7 +229,10 @@ def run(args: argparse.Namespace) -> str:
                                   mib(max(s[2] for s in samples))])  # fmt: skip
             ratio = f"{rate / rates['loop']:.2f}x" if "loop" in rates else "-"
             name = "plain loop over extract()" if label == "loop" else f"batch, {label} worker(s)"
-            row = f"| {name} | {seconds:.1f} | {rate:.1f} | {ratio} | {main} | {workers} |"
+            row = (
+                f"| {name} | {seconds:.1f} | {rate:.1f} | {ratio} | {cpu:.1f} | {main} "
+                f"| {workers} |"
+            )
             print(row, flush=True)
             lines.append(row)
         lines.append("")
