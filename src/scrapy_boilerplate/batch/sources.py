@@ -108,7 +108,7 @@ def detect(path: Path) -> str:
     if path.is_dir():
         return "httpcache" if _cache_entries_root(path) is not None else "html"
     name = path.name.lower()
-    if re.search(r"\.(?:warc|arc)(?:\.gz)?$", name):
+    if re.search(r"\.warc(?:\.gz)?$", name):
         return "warc"
     if re.search(r"\.(?:jsonl|ndjson|json)(?:\.gz)?$", name):
         return "jsonl"
