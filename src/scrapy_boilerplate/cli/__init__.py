@@ -8,7 +8,9 @@ Sub-commands:
   metadata (title, authors, dates...) unless ``--no-metadata``;
 - ``list``: the registered extractors and their parameters;
 - ``train DIR``: a Web2Text model trained on a folder of pages and their clean text;
-- ``entities FILE|URL|- --query TEXT``: the page's entity lists that answer a query.
+- ``entities FILE|URL|- --query TEXT``: the page's entity lists that answer a query;
+- ``batch INPUT... --out OUT``: every page of stored crawls (WARC, Scrapy's HTTP cache,
+  JSON lines, folders of HTML) into JSON lines or Parquet, in worker processes.
 
 The benchmarks are no sub-command: ``python benchmarks/run.py`` from a clone.
 
@@ -73,6 +75,24 @@ _RESERVED = frozenset(
         "fetch_timeout",
         "allow_private",
         "no_metadata",
+        # batch's own options
+        "out",
+        "input_format",
+        "url_field",
+        "html_field",
+        "metadata",
+        "markdown",
+        "blocks",
+        "workers",
+        "in_flight",
+        "timeout",
+        "max_size",
+        "max_nodes",
+        "resume",
+        "overwrite",
+        "write_skipped",
+        "part_rows",
+        "quiet",
     }
 )
 
@@ -299,30 +319,8 @@ def build_parser(
         help="set any parameter of the chosen extractor by name (repeatable); "
         "works for third-party extractors too",
     )
-    groups: dict[str, Any] = {}
-    for opt in options.values():
-        owner = opt.owners[0]
-        group = groups.get(owner)
-        if group is None:
-            group = groups[owner] = ex.add_argument_group(f"{owner} parameters")
-        if opt.is_bool:
-            group.add_argument(
-                opt.flag,
-                dest=opt.dest,
-                default=argparse.SUPPRESS,
-                metavar="true|false",
-                nargs="?",
-                const="true",
-                help=_param_help(opt),
-            )
-        else:
-            group.add_argument(
-                opt.flag,
-                dest=opt.dest,
-                default=argparse.SUPPRESS,
-                metavar=_metavar(opt.specs[0]),
-                help=_param_help(opt),
-            )
+    _add_param_options(ex, options)
+    _add_batch_parser(sub, specs, options)
 
     ls = sub.add_parser(
         "list",
@@ -392,6 +390,173 @@ def build_parser(
     _add_fetch_options(en)
 
     return parser, options
+
+
+def _add_param_options(parser: argparse.ArgumentParser, options: dict[str, _Option]) -> None:
+    """One option per extractor parameter, grouped by the first extractor that has it."""
+    groups: dict[str, Any] = {}
+    for opt in options.values():
+        owner = opt.owners[0]
+        group = groups.get(owner)
+        if group is None:
+            group = groups[owner] = parser.add_argument_group(f"{owner} parameters")
+        if opt.is_bool:
+            group.add_argument(
+                opt.flag,
+                dest=opt.dest,
+                default=argparse.SUPPRESS,
+                metavar="true|false",
+                nargs="?",
+                const="true",
+                help=_param_help(opt),
+            )
+        else:
+            group.add_argument(
+                opt.flag,
+                dest=opt.dest,
+                default=argparse.SUPPRESS,
+                metavar=_metavar(opt.specs[0]),
+                help=_param_help(opt),
+            )
+
+
+def _add_batch_parser(
+    sub: Any, specs: dict[str, tuple[Param, ...]], options: dict[str, _Option]
+) -> None:
+    """The ``batch`` sub-command: stored crawls in, one record per page out."""
+    from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT
+
+    bt = sub.add_parser(
+        "batch",
+        help="extract every page of stored crawls (WARC, Scrapy's HTTPCACHE_DIR, JSON "
+        "lines, folders of .html) into JSON lines or Parquet, in worker processes",
+        description=(
+            "Extract every page of INPUT (WARC / WARC.gz files, a Scrapy HTTPCACHE_DIR with\n"
+            "filesystem storage, JSON lines files, folders of .html files) and write one\n"
+            "record per page to --out. Bad records are skipped with a reason and counted;\n"
+            "the exit code is 0 when the batch ran. See docs/batch.md."
+        ),
+        epilog="exit codes:\n  0  the batch ran (whatever its records gave)\n  2  usage "
+        "error\n  3  an input that cannot be opened, an output that cannot be written",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    bt.add_argument("inputs", nargs="+", metavar="INPUT", help="WARC, cache folder, JSONL, HTML")
+    bt.add_argument("--out", required=True, metavar="OUT", help="the JSON lines file (or "
+                    "Parquet folder) written")  # fmt: skip
+    bt.add_argument(
+        "-e",
+        "--extractor",
+        default=DEFAULT_EXTRACTOR,
+        metavar="NAME",
+        help=f"extraction method: {', '.join(sorted(specs)) or 'none found'} "
+        f"(default: {DEFAULT_EXTRACTOR})",
+    )
+    bt.add_argument("-f", "--format", choices=("jsonl", "parquet"), default="jsonl",
+                    help="jsonl (default): one JSON object a line; parquet: a folder of "
+                    "part-NNNNN.parquet files (needs pyarrow)")  # fmt: skip
+    bt.add_argument("--input-format", choices=("auto", "warc", "httpcache", "jsonl", "html"),
+                    default="auto", help="the kind of every INPUT (default: told apart by "
+                    "name and content)")  # fmt: skip
+    bt.add_argument(
+        "--url-field",
+        default="url",
+        metavar="NAME",
+        help="JSON lines input: the field of the page's URL (default url)",
+    )
+    bt.add_argument(
+        "--html-field",
+        default="html",
+        metavar="NAME",
+        help="JSON lines input: the field of the page's HTML (default html)",
+    )
+    bt.add_argument(
+        "--metadata",
+        action="store_true",
+        help="add the page's metadata (title, authors, dates...) to each record",
+    )
+    bt.add_argument(
+        "--markdown", action="store_true", help="add the content blocks as Markdown to each record"
+    )
+    bt.add_argument(
+        "--blocks",
+        choices=("content", "all", "none"),
+        default="content",
+        help="the blocks of each record: content (default: the content blocks' "
+        "text, tag, xpath, index), all (every block, every key) or none",
+    )
+    bt.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes (default: the CPUs; 0: extract in this process)",
+    )
+    bt.add_argument(
+        "--in-flight",
+        type=int,
+        default=0,
+        metavar="N",
+        help="records sent to the workers and not yet written, at most (default: four per worker)",
+    )
+    bt.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="seconds one page may take (reason timeout past it; 0: no limit; default 30)",
+    )
+    bt.add_argument(
+        "--max-size",
+        type=int,
+        default=32 * 1024 * 1024,
+        metavar="BYTES",
+        help="bodies over this many bytes are skipped (too-large), unread where "
+        "the input declares their length (default 32 MiB)",
+    )
+    bt.add_argument(
+        "--max-nodes",
+        type=int,
+        default=MAX_NODES_DEFAULT,
+        metavar="N",
+        help=f"pages of more elements are not extracted (too-many-nodes; 0: no "
+        f"limit; default {MAX_NODES_DEFAULT})",
+    )
+    bt.add_argument(
+        "--resume",
+        action="store_true",
+        help="skip the records already in OUT (a batch killed, then run again)",
+    )
+    bt.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace what OUT holds (default: refuse an OUT that holds records)",
+    )
+    bt.add_argument(
+        "--write-skipped",
+        action="store_true",
+        help="write a record (skipped: true, with its reason) for every input "
+        "record not extracted too",
+    )
+    bt.add_argument(
+        "--part-rows",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="parquet: rows per part file (default 1000)",
+    )
+    bt.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress bar and no summary on stderr"
+    )
+    bt.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set any parameter of the chosen extractor by name (repeatable)",
+    )
+    _add_param_options(bt, options)
 
 
 def _add_fetch_options(parser: argparse.ArgumentParser) -> None:
@@ -770,8 +935,11 @@ def _report(result: Any, what: str) -> int:
 # Commands
 
 
-def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
-    """``extract``: run the extractor, write the output, return the exit code."""
+def _checked_params(
+    args: argparse.Namespace, options: dict[str, _Option]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The parameters given for ``args.extractor`` on the command line, and the same
+    validated by the method (defaults filled in); raises UsageError or InputError."""
     name = args.extractor
     try:
         method = registry.get(name)
@@ -783,11 +951,18 @@ def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
         ) from None
     params = _gather_params(args, options, name, tuple(method.params))
     try:
-        method.validate(params)
+        checked = method.validate(params)
     except InvalidParameter as exc:
         raise UsageError(str(exc)) from None
     except BoilerplateError as exc:  # a Web2Text model file missing (3) or no model (2)
         raise _file_error(exc) from None
+    return params, checked
+
+
+def cmd_extract(args: argparse.Namespace, options: dict[str, _Option]) -> int:
+    """``extract``: run the extractor, write the output, return the exit code."""
+    name = args.extractor
+    params, _ = _checked_params(args, options)
     encoding = args.encoding
     if encoding is not None:
         try:
@@ -992,6 +1167,69 @@ def cmd_entities(args: argparse.Namespace) -> int:
     return _report(result, "entity list")
 
 
+def cmd_batch(args: argparse.Namespace, options: dict[str, _Option]) -> int:
+    """``batch``: extract every record of the inputs into --out; 0 once the batch ran."""
+    from scrapy_boilerplate.batch import BatchOptions, InputProblem, run_batch
+
+    name = args.extractor
+    _, params = _checked_params(args, options)
+    for flag, value, least in (("--workers", args.workers, 0), ("--in-flight", args.in_flight, 0),
+                               ("--max-size", args.max_size, 1), ("--max-nodes", args.max_nodes, 0),
+                               ("--part-rows", args.part_rows, 1)):  # fmt: skip
+        if value is not None and value < least:
+            raise UsageError(f"{flag} must be at least {least}, got {value}")
+    if not args.timeout >= 0 or args.timeout == float("inf"):
+        raise UsageError(f"--timeout must be a number of seconds >= 0, got {args.timeout}")
+    if args.resume and args.overwrite:
+        raise UsageError("--resume and --overwrite exclude each other")
+    if args.format == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise UsageError(
+                "--format parquet needs pyarrow: pip install 'scrapy-boilerplate[batch]'"
+            ) from None
+    batch_options = BatchOptions(
+        extractor=name,
+        params=params,
+        metadata=args.metadata,
+        markdown=args.markdown,
+        blocks=args.blocks,
+        timeout=args.timeout,
+        max_size=args.max_size,
+        max_nodes=args.max_nodes,
+        format=args.format,
+        input_format=args.input_format,
+        url_field=args.url_field,
+        html_field=args.html_field,
+        write_skipped=args.write_skipped,
+    )
+    show = not args.quiet and sys.stderr is not None and sys.stderr.isatty()
+    try:
+        summary = run_batch(
+            args.inputs,
+            args.out,
+            batch_options,
+            workers=args.workers,
+            in_flight=args.in_flight,
+            resume=args.resume,
+            overwrite=args.overwrite,
+            progress=show,
+            part_rows=args.part_rows,
+        )
+    except FileExistsError as exc:
+        raise UsageError(f"--out: {exc}: give --resume or --overwrite") from None
+    except InputProblem as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"{getattr(exc, 'filename', None) or args.out}: "
+                         f"{exc.strerror or exc}") from None  # fmt: skip
+    if not args.quiet:
+        for line in summary.lines():
+            print(f"{PROG}: batch: {line}", file=sys.stderr)
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -1008,6 +1246,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_train(args)
         if args.command == "entities":
             return cmd_entities(args)
+        if args.command == "batch":
+            return cmd_batch(args, options)
         return cmd_extract(args, options)
     except UsageError as exc:
         _err(str(exc))

@@ -1,0 +1,444 @@
+"""Running a batch: records in, extraction in worker processes, records out, a summary.
+
+The reading and the writing happen in the calling process; the extraction (and the
+encoding of each output record) in ``workers`` processes, with at most ``in_flight``
+records on their way at once, so memory stays bounded however large the input. A worker
+process that dies (killed for memory, a crash in a C library) costs the records it held
+(written with reason ``error``), not the batch: a new pool takes over.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from scrapy_boilerplate.batch import output, sources
+from scrapy_boilerplate.core import registry
+from scrapy_boilerplate.core.document import MAX_NODES_DEFAULT
+from scrapy_boilerplate.core.extract import extract
+from scrapy_boilerplate.core.metadata import empty_metadata
+from scrapy_boilerplate.core.reasons import Reason
+from scrapy_boilerplate.core.result import Extraction, to_jsonable
+
+#: Bytes of a body at most (the crawl's ``BOILERPLATE_MAX_BODY_SIZE`` default).
+MAX_BODY_SIZE = 32 * 1024 * 1024
+#: Seconds one page may take (the crawl's ``BOILERPLATE_TIMEOUT`` default).
+TIMEOUT = 30.0
+#: What the ``blocks`` field holds (the crawl's ``BOILERPLATE_BLOCKS``).
+BLOCKS_MODES = ("content", "all", "none")
+#: Records on their way to or from the workers at once, per worker (``in_flight`` = 0).
+IN_FLIGHT_PER_WORKER = 4
+#: Fields a record may get from its extraction only where the method sets them.
+WHEN_SET = ("page_type", "page_type_probability", "quality")
+
+
+@dataclass
+class BatchOptions:
+    """What to extract and how, for every record of a batch (plain values: it is sent to
+    the worker processes).
+
+    ``extractor``/``params``: the method and its parameters, as for ``extract()``;
+    ``metadata``: ``extract(..., metadata=True)`` and a ``metadata`` field; ``markdown``: a
+    ``markdown`` field (``Extraction.to_markdown()``); ``blocks``: one of
+    :data:`BLOCKS_MODES`; ``timeout``, ``max_size``, ``max_nodes``: the per-page limits.
+    """
+
+    extractor: str = registry.DEFAULT_EXTRACTOR
+    params: dict[str, Any] = field(default_factory=dict)
+    metadata: bool = False
+    markdown: bool = False
+    blocks: str = "content"
+    timeout: float = TIMEOUT
+    max_size: int = MAX_BODY_SIZE
+    max_nodes: int = MAX_NODES_DEFAULT
+    #: Output format (:data:`~scrapy_boilerplate.batch.output.OUTPUT_FORMATS`).
+    format: str = "jsonl"
+    #: Input kind (:data:`~scrapy_boilerplate.batch.sources.INPUT_FORMATS`).
+    input_format: str = "auto"
+    url_field: str = "url"
+    html_field: str = "html"
+    #: Write a record for every skipped input record too (``skipped: true``).
+    write_skipped: bool = False
+    #: The method's class as ``"module:Class"`` (set by :func:`run_batch`): worker
+    #: processes register it where ``extractor`` is a name registered at run time only.
+    extractor_class: str | None = None
+
+
+@dataclass
+class Summary:
+    """What a batch did: records read, extracted (main text found), empty by reason,
+    skipped by reason (not extracted: ``http-status``, ``not-html``...), already in the
+    output (``--resume``), errors (``error`` and ``timeout`` results, ``truncated`` and
+    ``unreadable`` records), and the seconds it took."""
+
+    records: int = 0
+    extracted: int = 0
+    empty: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    already_done: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values, with pages per second."""
+        out = asdict(self)
+        out["seconds"] = round(self.seconds, 3)
+        done = self.records
+        out["pages_per_second"] = round(done / self.seconds, 2) if self.seconds > 0 else None
+        return out
+
+    def merge(self, other: Summary | dict[str, Any]) -> Summary:
+        """This summary plus ``other`` (another input's: a cluster's files), in place."""
+        data = other.to_dict() if isinstance(other, Summary) else other
+        self.records += data["records"]
+        self.extracted += data["extracted"]
+        self.already_done += data["already_done"]
+        self.errors += data["errors"]
+        self.seconds = max(self.seconds, data["seconds"])
+        for mine, theirs in ((self.empty, data["empty"]), (self.skipped, data["skipped"])):
+            for key, count in theirs.items():
+                mine[key] = mine.get(key, 0) + count
+        return self
+
+    def lines(self) -> list[str]:
+        """The summary as a few lines of text (the command line prints them on stderr)."""
+        d = self.to_dict()
+        rate = f", {d['pages_per_second']} pages/s" if d["pages_per_second"] else ""
+        out = [f"{self.records} records in {d['seconds']} s{rate}: {self.extracted} extracted"]
+        if self.empty:
+            out.append("empty: " + ", ".join(f"{k} {v}" for k, v in sorted(self.empty.items())))
+        if self.skipped:
+            out.append("skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(self.skipped.items())))
+        if self.already_done:
+            out.append(f"already in the output (--resume): {self.already_done}")
+        out.append(f"errors: {self.errors}")
+        return out
+
+
+_ERROR_REASONS = frozenset({Reason.ERROR.value, Reason.TIMEOUT.value})
+_ERROR_SKIPS = frozenset({sources.TRUNCATED, sources.UNREADABLE})
+
+
+def page_record(
+    result: Extraction, record_id: str, source: str, url: str | None, options: BatchOptions
+) -> dict[str, Any]:
+    """The output record of one page's extraction: ``id``, ``source``, ``url``, then the
+    fields a crawl's item gets (``main_text``, ``extractor``, ``reason``, ``language``,
+    ``blocks`` unless ``blocks="none"``, ``page_type``/``page_type_probability``/
+    ``quality`` where the method sets them, ``metadata`` and ``markdown`` when asked)."""
+    out: dict[str, Any] = {
+        "id": record_id,
+        "source": source,
+        "url": url,
+        "main_text": result.main_text,
+        "extractor": result.extractor,
+        "reason": result.reason,
+        "language": result.language,
+    }
+    if options.blocks != "none":
+        out["blocks"] = result.block_dicts(options.blocks)
+    for name in WHEN_SET:
+        value = getattr(result, name)
+        if value is not None:
+            out[name] = to_jsonable(value)
+    if options.metadata:
+        out["metadata"] = to_jsonable(
+            result.metadata if result.metadata is not None else empty_metadata()
+        )
+    if options.markdown:
+        out["markdown"] = result.to_markdown()
+    return out
+
+
+def skipped_record(record: sources.Record, options: BatchOptions) -> dict[str, Any]:
+    """The output record of an input record that was not extracted (``--write-skipped``):
+    the shape of :func:`page_record` with empty values, its reason, and ``skipped: true``."""
+    result = Extraction.failed(record.skip or Reason.NOT_EXTRACTED, options.extractor)
+    out = page_record(result, record.id, record.source, record.url, options)
+    out["skipped"] = True
+    if record.detail:
+        out["detail"] = record.detail
+    return out
+
+
+def extract_record(
+    record_id: str, source: str, url: str | None, body: bytes, encoding: str | None,
+    options: BatchOptions,
+) -> tuple[str | None, Any]:  # fmt: skip
+    """Extract one page and encode its output record: (its reason, the encoded record).
+    A method that raises gives a record with reason ``error``, not an exception."""
+    try:
+        result = extract(
+            body,
+            options.extractor,
+            url=url,
+            encoding=encoding,
+            timeout=options.timeout or None,
+            max_size=options.max_size,
+            max_nodes=options.max_nodes,
+            metadata=options.metadata,
+            **options.params,
+        )
+    except Exception as exc:  # a method's bug must not end the batch
+        result = Extraction.failed(
+            Reason.ERROR,
+            options.extractor,
+            options.params,
+            url=url,
+            extra={"error": f"{type(exc).__name__}: {exc}"},
+        )
+    record = page_record(result, record_id, source, url, options)
+    return result.reason, output.encode(record, options.format)
+
+
+_WORKER_OPTIONS: BatchOptions | None = None
+
+
+def _init_worker(options: BatchOptions) -> None:
+    global _WORKER_OPTIONS
+    _WORKER_OPTIONS = options
+    if options.extractor not in registry.available() and options.extractor_class:
+        registry.register(options.extractor, options.extractor_class)
+    registry.get(options.extractor)  # load the method (its model) once, before the pages
+
+
+def _work(task: tuple[str, str, str | None, bytes, str | None]) -> tuple[str | None, Any]:
+    assert _WORKER_OPTIONS is not None
+    return extract_record(*task, _WORKER_OPTIONS)
+
+
+def _pool(workers: int, options: BatchOptions) -> ProcessPoolExecutor:
+    # forkserver: workers do not inherit the parent's threads (a progress bar's) or locks
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    return ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_init_worker, initargs=(options,)
+    )
+
+
+def default_workers() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class _Progress:
+    """tqdm's bar on stderr (pages/s, errors), or nothing."""
+
+    def __init__(self, show: bool) -> None:
+        self.bar: Any = None
+        if show:
+            try:
+                from tqdm import tqdm
+            except ImportError:  # pragma: no cover - tqdm comes with the batch extra
+                return
+            self.bar = tqdm(unit="page", file=sys.stderr, dynamic_ncols=True)
+
+    def update(self, summary: Summary) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+            skipped = sum(summary.skipped.values())
+            self.bar.set_postfix(errors=summary.errors, skipped=skipped, refresh=False)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_batch(
+    inputs: Iterable[str | Path],
+    out: str | Path,
+    options: BatchOptions | None = None,
+    *,
+    workers: int | None = None,
+    in_flight: int = 0,
+    resume: bool = False,
+    overwrite: bool = False,
+    progress: bool = False,
+    part_rows: int = 1000,
+    on_record: Callable[[Summary], None] | None = None,
+) -> Summary:
+    """Extract every record of ``inputs`` (WARC files, Scrapy HTTPCACHE_DIRs, JSON lines
+    files, folders of HTML files) into ``out`` and return the :class:`Summary`.
+
+    ``workers`` processes extract (None: one per CPU; 0: in this process, one page at a
+    time), with at most ``in_flight`` records sent and not yet written (0: four per
+    worker). ``resume`` skips the records ``out`` already holds; without it, an ``out``
+    that holds records is refused (:class:`FileExistsError`) unless ``overwrite``. An input
+    that cannot be opened raises :class:`~scrapy_boilerplate.batch.sources.InputProblem`
+    before anything is written; bad records only count in the summary.
+    """
+    options = options or BatchOptions()
+    # an unknown method or a bad parameter fails here, not in the workers
+    method = registry.get(options.extractor)
+    cls = type(method)
+    options = replace(
+        options,
+        params=method.validate(options.params),
+        extractor_class=options.extractor_class or f"{cls.__module__}:{cls.__qualname__}",
+    )
+    if options.blocks not in BLOCKS_MODES:
+        raise ValueError(f"blocks: expected one of {', '.join(BLOCKS_MODES)}")
+    if options.format not in output.OUTPUT_FORMATS:
+        raise ValueError(f"format: expected one of {', '.join(output.OUTPUT_FORMATS)}")
+    paths = [Path(p) for p in inputs]
+    readers = [
+        sources.read(p, options.input_format, options.max_size, options.url_field,
+                     options.html_field)
+        for p in paths
+    ]  # fmt: skip
+    target = Path(out)
+    done: set[tuple[str, str]] = set()
+    if resume:
+        done = output.done_keys(target, options.format)
+    elif output.has_output(target, options.format):
+        if not overwrite:
+            raise FileExistsError(f"{target} already holds records (resume or overwrite it)")
+        output.clear(target, options.format)
+    workers = default_workers() if workers is None else max(0, workers)
+    summary = Summary()
+    started = time.monotonic()
+    writer = output.open_writer(target, options.format, part_rows)
+    bar = _Progress(progress)
+    try:
+        records = _pending(readers, done, summary)
+        for _reason, encoded in _results(records, options, workers, in_flight, summary):
+            if encoded is not None:
+                writer.write(encoded)
+            summary.seconds = time.monotonic() - started
+            bar.update(summary)
+            if on_record is not None:
+                on_record(summary)
+    finally:
+        writer.close()
+        bar.close()
+        summary.seconds = time.monotonic() - started
+    return summary
+
+
+def process_file(
+    path: str | Path, out: str | Path, options: BatchOptions | None = None, resume: bool = True
+) -> dict[str, Any]:
+    """One input into one output, in this process (no pool): the task of a cluster
+    (``examples/batch_dask.py``), where the cluster's workers are the parallelism. Resumes
+    by default, so a task run again after a lost worker does not write twice. Returns the
+    summary as a dict (:meth:`Summary.to_dict`)."""
+    return run_batch([path], out, options, workers=0, resume=resume, overwrite=True).to_dict()
+
+
+def _pending(
+    readers: list[Iterator[sources.Record]], done: set[tuple[str, str]], summary: Summary
+) -> Iterator[sources.Record]:
+    for reader in readers:
+        for record in reader:
+            if done and (record.source, record.id) in done:
+                summary.already_done += 1
+                continue
+            yield record
+
+
+def _count(summary: Summary, reason: str | None) -> None:
+    summary.records += 1
+    if reason is None:
+        summary.extracted += 1
+        return
+    summary.empty[reason] = summary.empty.get(reason, 0) + 1
+    if reason in _ERROR_REASONS:
+        summary.errors += 1
+
+
+def _skip(summary: Summary, record: sources.Record, options: BatchOptions) -> Any:
+    reason = record.skip or Reason.NOT_EXTRACTED.value
+    summary.records += 1
+    summary.skipped[reason] = summary.skipped.get(reason, 0) + 1
+    if reason in _ERROR_SKIPS:
+        summary.errors += 1
+    if options.write_skipped:
+        return output.encode(skipped_record(record, options), options.format)
+    return None
+
+
+def _results(
+    records: Iterator[sources.Record],
+    options: BatchOptions,
+    workers: int,
+    in_flight: int,
+    summary: Summary,
+) -> Iterator[tuple[str | None, Any]]:
+    """(reason, encoded record or None) for every record, in the order they finish."""
+    if workers == 0:
+        for record in records:
+            if record.skip is not None or record.body is None:
+                yield record.skip, _skip(summary, record, options)
+                continue
+            reason, encoded = extract_record(
+                record.id, record.source, record.url, record.body, record.encoding, options
+            )
+            _count(summary, reason)
+            yield reason, encoded
+        return
+    limit = in_flight if in_flight > 0 else IN_FLIGHT_PER_WORKER * workers
+    pool = _pool(workers, options)
+    pending: dict[Future[tuple[str | None, Any]], sources.Record] = {}
+    try:
+        exhausted = False
+        while pending or not exhausted:
+            while not exhausted and len(pending) < limit:
+                following = next(records, None)
+                if following is None:
+                    exhausted = True
+                elif following.skip is not None or following.body is None:
+                    yield following.skip, _skip(summary, following, options)
+                else:
+                    task = (following.id, following.source, following.url, following.body,
+                            following.encoding)  # fmt: skip
+                    try:
+                        pending[pool.submit(_work, task)] = following
+                    except BrokenProcessPool:
+                        pool = _replace(pool, workers, options)
+                        pending[pool.submit(_work, task)] = following
+            if not pending:
+                continue
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            broken = False
+            for future in finished:
+                record = pending.pop(future)
+                try:
+                    reason, encoded = future.result()
+                except BrokenProcessPool:
+                    broken = True
+                    reason, encoded = _lost(record, options)
+                _count(summary, reason)
+                yield reason, encoded
+            if broken:  # every record the dead pool held is lost with it
+                for future, record in list(pending.items()):
+                    del pending[future]
+                    reason, encoded = _lost(record, options)
+                    _count(summary, reason)
+                    yield reason, encoded
+                pool = _replace(pool, workers, options)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _replace(pool: ProcessPoolExecutor, workers: int, options: BatchOptions) -> ProcessPoolExecutor:
+    pool.shutdown(wait=False, cancel_futures=True)
+    return _pool(workers, options)
+
+
+def _lost(record: sources.Record, options: BatchOptions) -> tuple[str, Any]:
+    """The record of a page whose worker process died while it was there (reason ``error``)."""
+    result = Extraction.failed(Reason.ERROR, options.extractor, options.params, url=record.url)
+    out = page_record(result, record.id, record.source, record.url, options)
+    out["detail"] = "the worker process extracting it died"
+    return Reason.ERROR.value, output.encode(out, options.format)
