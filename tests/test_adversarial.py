@@ -231,6 +231,7 @@ class HostileSpider(scrapy.Spider):
 #: What a crawl records for each page, by page: the item's ``boilerplate_reason``.
 CRAWL_EXPECTED: dict[str, tuple[str | None, ...]] = {
     "size-50mb": ("too-large",),  # over BOILERPLATE_MAX_BODY_SIZE: skipped, not parsed
+    "jsonld-50mb": ("too-large",),
     "siblings-240k": (None, "timeout"),
     "text-node-10mb": (None, "timeout"),
     "rss": ("not-html",),
