@@ -12,8 +12,9 @@ value is given) and over the pages that have a gold value.
 
 Speed: the time of the metadata alone (ours: the main content's images and
 ``core.metadata.page_metadata``, language detection included, on the parsed page and its
-extraction: what ``extract(..., metadata=True)`` adds; trafilatura: ``trafilatura.metadata.extract_metadata`` on its own
-parsed tree), each as a multiple of lxml's parse of the same page, medians over the pages.
+extraction: what ``extract(..., metadata=True)`` adds; trafilatura:
+``trafilatura.metadata.extract_metadata`` on its own parsed tree), each as a multiple of
+lxml's parse of the same page, medians over the pages.
 
     python benchmarks/metadata.py [--data datasets] [--split web2text_eval] [--out DIR]
 """

@@ -72,6 +72,8 @@ def _expected(result: Any, rid: str, source: str, url: str | None, **options: An
         out["metadata"] = d["metadata"]
     if options.get("markdown"):
         out["markdown"] = result.to_markdown()
+    if options.get("main_html"):
+        out["main_html"] = d["main_html"]
     return out
 
 
@@ -83,13 +85,18 @@ def test_warc_records_equal_a_loop_over_extract(tmp_path: Path) -> None:
     warc = tmp_path / "crawl.warc.gz"
     pages = _mixed_warc(warc)
     out = tmp_path / "out.jsonl"
-    options = BatchOptions(extractor=METHOD, metadata=True, markdown=True)
+    options = BatchOptions(extractor=METHOD, metadata=True, markdown=True, main_html=True)
     summary = run_batch([warc], out, options, workers=0)
     got = {r["url"]: r for r in _lines(out)}
     assert set(got) == {*pages, "http://example.com/empty"}
     for url, body in pages.items():
-        result = extract(body, METHOD, url=url, encoding="utf-8", timeout=30.0, metadata=True)
-        want = _expected(result, got[url]["id"], str(warc), url, metadata=True, markdown=True)
+        result = extract(
+            body, METHOD, url=url, encoding="utf-8", timeout=30.0, metadata=True, main_html=True
+        )
+        want = _expected(
+            result, got[url]["id"], str(warc), url, metadata=True, markdown=True, main_html=True
+        )
+        assert got[url]["main_html"].startswith("<")
         assert got[url] == want
         assert got[url]["main_text"] and got[url]["id"].startswith("<urn:uuid:")
     assert got["http://example.com/empty"]["reason"] == "empty"

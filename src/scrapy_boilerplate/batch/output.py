@@ -36,6 +36,7 @@ PARQUET_COLUMNS = (
     ("blocks", "string"),
     ("metadata", "string"),
     ("markdown", "string"),
+    ("main_html", "string"),
     ("detail", "string"),
 )
 #: Parquet fields that hold JSON text (nested values).

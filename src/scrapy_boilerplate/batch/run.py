@@ -47,7 +47,9 @@ class BatchOptions:
 
     ``extractor``/``params``: the method and its parameters, as for ``extract()``;
     ``metadata``: ``extract(..., metadata=True)`` and a ``metadata`` field; ``markdown``: a
-    ``markdown`` field (``Extraction.to_markdown()``); ``blocks``: one of
+    ``markdown`` field (``Extraction.to_markdown()``); ``main_html``:
+    ``extract(..., main_html=True)`` and a ``main_html`` field (the main content as clean
+    HTML); ``blocks``: one of
     :data:`BLOCKS_MODES`; ``timeout``, ``max_size``, ``max_nodes``: the per-page limits.
     """
 
@@ -55,6 +57,7 @@ class BatchOptions:
     params: dict[str, Any] = field(default_factory=dict)
     metadata: bool = False
     markdown: bool = False
+    main_html: bool = False
     blocks: str = "content"
     timeout: float = TIMEOUT
     max_size: int = MAX_BODY_SIZE
@@ -133,7 +136,8 @@ def page_record(
     """The output record of one page's extraction: ``id``, ``source``, ``url``, then the
     fields a crawl's item gets (``main_text``, ``extractor``, ``reason``, ``language``,
     ``blocks`` unless ``blocks="none"``, ``page_type``/``page_type_probability``/
-    ``quality`` where the method sets them, ``metadata`` and ``markdown`` when asked)."""
+    ``quality`` where the method sets them, ``metadata``, ``markdown`` and ``main_html``
+    when asked)."""
     out: dict[str, Any] = {
         "id": record_id,
         "source": source,
@@ -155,6 +159,8 @@ def page_record(
         )
     if options.markdown:
         out["markdown"] = result.to_markdown()
+    if options.main_html:
+        out["main_html"] = result.main_html or ""
     return out
 
 
@@ -185,6 +191,7 @@ def extract_record(
             max_size=options.max_size,
             max_nodes=options.max_nodes,
             metadata=options.metadata,
+            main_html=options.main_html,
             **options.params,
         )
     except Exception as exc:  # a method's bug must not end the batch

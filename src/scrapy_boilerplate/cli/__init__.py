@@ -77,6 +77,8 @@ _RESERVED = frozenset(
         "no_metadata",
         # batch's own options
         "out",
+        "html",
+        "main_html",
         "input_format",
         "url_field",
         "html_field",
@@ -477,6 +479,12 @@ def _add_batch_parser(
     )
     bt.add_argument(
         "--markdown", action="store_true", help="add the content blocks as Markdown to each record"
+    )
+    bt.add_argument(
+        "--html",
+        action="store_true",
+        dest="main_html",
+        help="add the main content as clean HTML to each record (main_html)",
     )
     bt.add_argument(
         "--blocks",
@@ -1194,6 +1202,7 @@ def cmd_batch(args: argparse.Namespace, options: dict[str, _Option]) -> int:
         params=params,
         metadata=args.metadata,
         markdown=args.markdown,
+        main_html=args.main_html,
         blocks=args.blocks,
         timeout=args.timeout,
         max_size=args.max_size,
