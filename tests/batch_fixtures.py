@@ -8,9 +8,11 @@ import gzip
 import hashlib
 import os
 import pickle
+import time
 from pathlib import Path
 from typing import Any
 
+from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.core.registry import Extractor
 from scrapy_boilerplate.core.result import Extraction
 
@@ -121,4 +123,20 @@ class DyingExtractor(Extractor):
         text = " ".join(t for _, t in doc.iter_text()).strip()
         if "die" in text.split():
             os._exit(1)
+        return Extraction(main_text=text, blocks=[], extractor=self.name, params=params)
+
+
+class SlowExtractor(Extractor):
+    """A method that runs past any deadline on a page that says ``slow`` (checking it as
+    every method does, so the page ends with reason ``timeout``); the page's text
+    otherwise."""
+
+    name = "slow"
+
+    def extract(self, doc: Any, params: dict[str, Any]) -> Extraction:
+        text = " ".join(t for _, t in doc.iter_text()).strip()
+        if "slow" in text.split():
+            for _ in range(1000):  # 10 s at most, far past the tests' deadline
+                check()
+                time.sleep(0.01)
         return Extraction(main_text=text, blocks=[], extractor=self.name, params=params)

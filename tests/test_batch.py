@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from batch_fixtures import DyingExtractor, page, warc_record, write_cache_entry, write_warc
+from batch_fixtures import (
+    DyingExtractor,
+    SlowExtractor,
+    page,
+    warc_record,
+    write_cache_entry,
+    write_warc,
+)
 from scrapy_boilerplate import cli, extract
 from scrapy_boilerplate.batch import (
     TRUNCATED,
@@ -155,6 +162,69 @@ def test_a_worker_that_dies_costs_its_pages_not_the_batch(tmp_path: Path) -> Non
     assert [got[f"http://example.com/{i}"]["main_text"] for i in (0, 1, 3, 4)] == [
         "alpha words", "beta words", "gamma words", "delta words"]  # fmt: skip
     assert summary.errors == 1 and summary.extracted == 4
+
+
+def _words_warc(path: Path, texts: list[str]) -> None:
+    write_warc(path, [warc_record(f"http://example.com/{i}", f"<p>{t}</p>".encode())
+                      for i, t in enumerate(texts)])  # fmt: skip
+
+
+def test_a_worker_that_dies_in_a_chunk_costs_only_the_page_that_killed_it(
+    tmp_path: Path,
+) -> None:
+    # one task holds all six pages; the worker dies at the third: the other five are
+    # extracted again one at a time, and the page that kills the next worker too is lost
+    registry.register("dying", DyingExtractor)
+    try:
+        warc = tmp_path / "crawl.warc.gz"
+        texts = ["alpha words", "beta words", "die", "gamma words", "delta words", "eta words"]
+        _words_warc(warc, texts)
+        out = tmp_path / "out.jsonl"
+        summary = run_batch([warc], out, BatchOptions(extractor="dying"), workers=1, chunk=6)
+    finally:
+        registry.unregister("dying")
+    got = {r["url"]: r for r in _lines(out)}
+    assert len(got) == 6 and summary.records == 6
+    assert got["http://example.com/2"]["reason"] == "error"
+    assert "died" in got["http://example.com/2"]["detail"]
+    assert [got[f"http://example.com/{i}"]["main_text"] for i in (0, 1, 3, 4, 5)] == [
+        t for t in texts if t != "die"]  # fmt: skip
+    assert summary.errors == 1 and summary.extracted == 5
+
+
+def test_a_page_past_its_deadline_in_a_chunk_times_out_alone(tmp_path: Path) -> None:
+    registry.register("slow", SlowExtractor)
+    try:
+        warc = tmp_path / "crawl.warc.gz"
+        texts = ["alpha words", "slow", "beta words", "gamma words"]
+        _words_warc(warc, texts)
+        out = tmp_path / "out.jsonl"
+        summary = run_batch([warc], out, BatchOptions(extractor="slow", timeout=0.5),
+                            workers=1, chunk=4)  # fmt: skip
+    finally:
+        registry.unregister("slow")
+    got = {r["url"]: r for r in _lines(out)}
+    assert got["http://example.com/1"]["reason"] == "timeout"
+    assert [got[f"http://example.com/{i}"]["main_text"] for i in (0, 2, 3)] == [
+        "alpha words", "beta words", "gamma words"]  # fmt: skip
+    assert summary.errors == 1 and summary.empty == {"timeout": 1} and summary.extracted == 3
+
+
+@pytest.mark.parametrize(("chunk", "in_flight"), [(4, 0), (3, 5), (16, 2)])
+def test_chunked_output_equals_serial_output(tmp_path: Path, chunk: int, in_flight: int) -> None:
+    # chunks cut short by the input's end, by skipped records, by a small in_flight
+    warc = tmp_path / "crawl.warc.gz"
+    _mixed_warc(warc, n=9)
+    serial, chunked = tmp_path / "serial.jsonl", tmp_path / "chunked.jsonl"
+    options = BatchOptions(extractor=METHOD, write_skipped=True)
+    one = run_batch([warc], serial, options, workers=0)
+    counts: list[int] = []
+    two = run_batch([warc], chunked, options, workers=2, in_flight=in_flight, chunk=chunk,
+                    on_record=lambda s: counts.append(s.records))  # fmt: skip
+    assert _by_id(_lines(chunked)) == _by_id(_lines(serial))
+    assert len(_lines(serial)) == 12
+    assert (two.records, two.extracted, two.skipped) == (one.records, one.extracted, one.skipped)
+    assert counts == list(range(1, 13))  # progress record by record, chunks or not
 
 
 def test_truncated_warc_keeps_the_records_before_the_cut(tmp_path: Path) -> None:
@@ -425,6 +495,7 @@ def test_cli_batch_runs_with_bad_records_and_reuses_parameter_options(
         ["-e", "cnr", "--length-low", "10"],  # a jusText parameter
         ["--blocks", "some"],
         ["--workers", "-1"],
+        ["--chunk", "0"],
         ["--timeout", "-2"],
         ["--resume", "--overwrite"],
         ["--length-low", "-5"],

@@ -62,11 +62,14 @@ class Writer(Protocol):
 
     def write(self, encoded: Any) -> None: ...
 
+    def write_many(self, encoded: list[Any]) -> None: ...
+
     def close(self) -> None: ...
 
 
 class JsonlWriter:
-    """Appends JSON lines to one file, flushed line by line."""
+    """Appends JSON lines to one file, each batch of lines (:meth:`write_many`: the records
+    of one task) with one ``write`` and flushed at once."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -75,6 +78,11 @@ class JsonlWriter:
     def write(self, encoded: Any) -> None:
         self._file.write(encoded)
         self._file.flush()
+
+    def write_many(self, encoded: list[Any]) -> None:
+        """Several lines with one ``write`` (a kill can tear only the last of them)."""
+        if encoded:
+            self.write(b"".join(encoded))
 
     def close(self) -> None:
         self._file.close()
@@ -99,6 +107,11 @@ class ParquetWriter:
         self._rows.append(encoded)
         if len(self._rows) >= self.part_rows:
             self._flush()
+
+    def write_many(self, encoded: list[Any]) -> None:
+        """Several rows, as many :meth:`write` calls."""
+        for row in encoded:
+            self.write(row)
 
     def _flush(self) -> None:
         if not self._rows:

@@ -2,9 +2,13 @@
 
 The reading and the writing happen in the calling process; the extraction (and the
 encoding of each output record) in ``workers`` processes, with at most ``in_flight``
-records on their way at once, so memory stays bounded however large the input. A worker
-process that dies (killed for memory, a crash in a C library) costs the records it held
-(written with reason ``error``), not the batch: a new pool takes over.
+records on their way at once, so memory stays bounded however large the input. Records go
+to the workers in chunks (``chunk`` records, or fewer past :data:`CHUNK_BYTES` of bodies):
+one task, one message each way and one write per chunk rather than per record, which is
+most of what the calling process spends per record. A worker process that dies (killed
+for memory, a crash in a C library) costs the page that killed it (written with reason
+``error``), not the batch: a new pool takes over, and the other records the dead pool held
+are extracted again one at a time, so the page that kills a worker again is the one lost.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import multiprocessing
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -34,8 +39,14 @@ MAX_BODY_SIZE = 32 * 1024 * 1024
 TIMEOUT = 30.0
 #: What the ``blocks`` field holds (the crawl's ``BOILERPLATE_BLOCKS``).
 BLOCKS_MODES = ("content", "all", "none")
-#: Records on their way to or from the workers at once, per worker (``in_flight`` = 0).
-IN_FLIGHT_PER_WORKER = 4
+#: Records a task holds at most (``chunk``): the calling process's cost per task (a
+#: future, a message each way, a write) is shared by that many records.
+CHUNK = 16
+#: Bytes of bodies a task holds at most (a chunk closes at ``chunk`` records or past this).
+CHUNK_BYTES = 4 * 1024 * 1024
+#: Tasks on their way to or from the workers at once, per worker (``in_flight`` = 0): one
+#: being extracted and one waiting, so a worker never waits for the calling process.
+TASKS_PER_WORKER = 2
 #: Fields a record may get from its extraction only where the method sets them.
 WHEN_SET = ("page_type", "page_type_probability", "quality")
 
@@ -217,9 +228,13 @@ def _init_worker(options: BatchOptions) -> None:
     registry.get(options.extractor)  # load the method (its model) once, before the pages
 
 
-def _work(task: tuple[str, str, str | None, bytes, str | None]) -> tuple[str | None, Any]:
+_Task = tuple[str, str, str | None, bytes, str | None]
+
+
+def _work(tasks: list[_Task]) -> list[tuple[str | None, Any]]:
+    """A chunk of pages, extracted one after the other (each within its own deadline)."""
     assert _WORKER_OPTIONS is not None
-    return extract_record(*task, _WORKER_OPTIONS)
+    return [extract_record(*task, _WORKER_OPTIONS) for task in tasks]
 
 
 def _pool(workers: int, options: BatchOptions) -> ProcessPoolExecutor:
@@ -274,16 +289,20 @@ def run_batch(
     progress: bool = False,
     part_rows: int = 1000,
     on_record: Callable[[Summary], None] | None = None,
+    chunk: int = CHUNK,
 ) -> Summary:
     """Extract every record of ``inputs`` (WARC files, Scrapy HTTPCACHE_DIRs, JSON lines
     files, folders of HTML files) into ``out`` and return the :class:`Summary`.
 
     ``workers`` processes extract (None: one per CPU; 0: in this process, one page at a
-    time), with at most ``in_flight`` records sent and not yet written (0: four per
-    worker). ``resume`` skips the records ``out`` already holds; without it, an ``out``
-    that holds records is refused (:class:`FileExistsError`) unless ``overwrite``. An input
-    that cannot be opened raises :class:`~scrapy_boilerplate.batch.sources.InputProblem`
-    before anything is written; bad records only count in the summary.
+    time), with at most ``in_flight`` records read and not yet written (0: two chunks per
+    worker), sent in tasks of ``chunk`` records at most (fewer past :data:`CHUNK_BYTES` of
+    bodies, or where ``in_flight`` is small; 1: one record a task). ``resume`` skips the
+    records ``out`` already holds; without it, an ``out`` that holds records is refused
+    (:class:`FileExistsError`) unless ``overwrite``. An input that cannot be opened raises
+    :class:`~scrapy_boilerplate.batch.sources.InputProblem` before anything is written; bad
+    records only count in the summary. ``on_record`` is called with the summary after
+    each record is counted (its line written).
     """
     options = options or BatchOptions()
     # an unknown method or a bad parameter fails here, not in the workers
@@ -319,13 +338,17 @@ def run_batch(
     bar = _Progress(progress)
     try:
         records = _pending(readers, done, summary)
-        for _reason, encoded in _results(records, options, workers, in_flight, summary):
-            if encoded is not None:
-                writer.write(encoded)
-            summary.seconds = time.monotonic() - started
-            bar.update(summary)
-            if on_record is not None:
-                on_record(summary)
+        for outcomes in _results(records, options, workers, in_flight, max(1, chunk)):
+            writer.write_many([encoded for _, encoded, _ in outcomes if encoded is not None])
+            for reason, _, skipped in outcomes:
+                if skipped:
+                    _count_skip(summary, reason)
+                else:
+                    _count(summary, reason)
+                summary.seconds = time.monotonic() - started
+                bar.update(summary)
+                if on_record is not None:
+                    on_record(summary)
     finally:
         writer.close()
         bar.close()
@@ -364,15 +387,29 @@ def _count(summary: Summary, reason: str | None) -> None:
         summary.errors += 1
 
 
-def _skip(summary: Summary, record: sources.Record, options: BatchOptions) -> Any:
-    reason = record.skip or Reason.NOT_EXTRACTED.value
+def _count_skip(summary: Summary, reason: str | None) -> None:
+    reason = reason or Reason.NOT_EXTRACTED.value
     summary.records += 1
     summary.skipped[reason] = summary.skipped.get(reason, 0) + 1
     if reason in _ERROR_SKIPS:
         summary.errors += 1
+
+
+#: What becomes of one record: (its reason, its encoded output record or None, skipped).
+_Outcome = tuple[str | None, Any, bool]
+
+
+def _skip(record: sources.Record, options: BatchOptions) -> _Outcome:
+    reason = record.skip or Reason.NOT_EXTRACTED.value
+    encoded = None
     if options.write_skipped:
-        return output.encode(skipped_record(record, options), options.format)
-    return None
+        encoded = output.encode(skipped_record(record, options), options.format)
+    return reason, encoded, True
+
+
+def _task(record: sources.Record) -> _Task:
+    assert record.body is not None
+    return record.id, record.source, record.url, record.body, record.encoding
 
 
 def _results(
@@ -380,62 +417,104 @@ def _results(
     options: BatchOptions,
     workers: int,
     in_flight: int,
-    summary: Summary,
-) -> Iterator[tuple[str | None, Any]]:
-    """(reason, encoded record or None) for every record, in the order they finish."""
+    chunk: int,
+) -> Iterator[list[_Outcome]]:
+    """The outcome of every record, a list at a time (a chunk's, or skipped records'), in
+    the order they finish."""
     if workers == 0:
         for record in records:
             if record.skip is not None or record.body is None:
-                yield record.skip, _skip(summary, record, options)
+                yield [_skip(record, options)]
                 continue
-            reason, encoded = extract_record(
-                record.id, record.source, record.url, record.body, record.encoding, options
-            )
-            _count(summary, reason)
-            yield reason, encoded
+            reason, encoded = extract_record(*_task(record), options)
+            yield [(reason, encoded, False)]
         return
-    limit = in_flight if in_flight > 0 else IN_FLIGHT_PER_WORKER * workers
+    limit = in_flight if in_flight > 0 else TASKS_PER_WORKER * workers * chunk
+    # a chunk small enough that every worker can hold one and have the next waiting
+    size = max(1, min(chunk, limit // (TASKS_PER_WORKER * workers)))
     pool = _pool(workers, options)
-    pending: dict[Future[tuple[str | None, Any]], sources.Record] = {}
+    pending: dict[Future[list[tuple[str | None, Any]]], list[sources.Record]] = {}
+    sent = 0  # records in pending's chunks
+    buffer: list[sources.Record] = []
+    buffered = 0  # bytes of bodies in buffer
+    suspects: deque[sources.Record] = deque()  # held by a pool that died: one at a time
+    exhausted = False
     try:
-        exhausted = False
-        while pending or not exhausted:
-            while not exhausted and len(pending) < limit:
-                following = next(records, None)
-                if following is None:
-                    exhausted = True
-                elif following.skip is not None or following.body is None:
-                    yield following.skip, _skip(summary, following, options)
-                else:
-                    task = (following.id, following.source, following.url, following.body,
-                            following.encoding)  # fmt: skip
-                    try:
-                        pending[pool.submit(_work, task)] = following
-                    except BrokenProcessPool:
-                        pool = _replace(pool, workers, options)
-                        pending[pool.submit(_work, task)] = following
+        while True:
+            skipped: list[_Outcome] = []
+            if suspects:
+                if not pending:
+                    suspect = suspects.popleft()
+                    pool = _submit(pool, pending, [suspect], workers, options)
+                    sent += 1
+            else:
+                while not exhausted and sent + len(buffer) < limit:
+                    following = next(records, None)
+                    if following is None:
+                        exhausted = True
+                    elif following.skip is not None or following.body is None:
+                        skipped.append(_skip(following, options))
+                    else:
+                        buffer.append(following)
+                        buffered += len(following.body)
+                        if len(buffer) >= size or buffered >= CHUNK_BYTES:
+                            pool = _submit(pool, pending, buffer, workers, options)
+                            sent += len(buffer)
+                            buffer, buffered = [], 0
+                if buffer and (exhausted or not pending):
+                    pool = _submit(pool, pending, buffer, workers, options)
+                    sent += len(buffer)
+                    buffer, buffered = [], 0
+            if skipped:
+                yield skipped
             if not pending:
+                if exhausted and not suspects:
+                    return
                 continue
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            broken = False
+            if any(_broken(future) for future in finished):
+                wait(pending)  # a broken pool fails every task it held at once
+                finished = set(pending)
+            outcomes: list[_Outcome] = []
+            lost: list[list[sources.Record]] = []
             for future in finished:
-                record = pending.pop(future)
-                try:
-                    reason, encoded = future.result()
-                except BrokenProcessPool:
-                    broken = True
-                    reason, encoded = _lost(record, options)
-                _count(summary, reason)
-                yield reason, encoded
-            if broken:  # every record the dead pool held is lost with it
-                for future, record in list(pending.items()):
-                    del pending[future]
-                    reason, encoded = _lost(record, options)
-                    _count(summary, reason)
-                    yield reason, encoded
+                held = pending.pop(future)
+                sent -= len(held)
+                if _broken(future):
+                    lost.append(held)
+                    continue
+                outcomes += [(reason, encoded, False) for reason, encoded in future.result()]
+            if lost:
+                if len(lost) == 1 and len(lost[0]) == 1:  # alone in the pool: it killed it
+                    outcomes.append(_lost(lost[0][0], options))
+                else:  # the killer is one of them: each again, alone
+                    suspects.extend(record for held in lost for record in held)
                 pool = _replace(pool, workers, options)
+            if outcomes:
+                yield outcomes
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _broken(future: Future[Any]) -> bool:
+    return isinstance(future.exception(), BrokenProcessPool)
+
+
+def _submit(
+    pool: ProcessPoolExecutor,
+    pending: dict[Future[list[tuple[str | None, Any]]], list[sources.Record]],
+    held: list[sources.Record],
+    workers: int,
+    options: BatchOptions,
+) -> ProcessPoolExecutor:
+    """Send ``held`` as one task (to a new pool if this one died meanwhile); the pool."""
+    tasks = [_task(record) for record in held]
+    try:
+        pending[pool.submit(_work, tasks)] = held
+    except BrokenProcessPool:
+        pool = _replace(pool, workers, options)
+        pending[pool.submit(_work, tasks)] = held
+    return pool
 
 
 def _replace(pool: ProcessPoolExecutor, workers: int, options: BatchOptions) -> ProcessPoolExecutor:
@@ -443,9 +522,9 @@ def _replace(pool: ProcessPoolExecutor, workers: int, options: BatchOptions) -> 
     return _pool(workers, options)
 
 
-def _lost(record: sources.Record, options: BatchOptions) -> tuple[str, Any]:
+def _lost(record: sources.Record, options: BatchOptions) -> _Outcome:
     """The record of a page whose worker process died while it was there (reason ``error``)."""
     result = Extraction.failed(Reason.ERROR, options.extractor, options.params, url=record.url)
     out = page_record(result, record.id, record.source, record.url, options)
     out["detail"] = "the worker process extracting it died"
-    return Reason.ERROR.value, output.encode(out, options.format)
+    return Reason.ERROR.value, output.encode(out, options.format), False

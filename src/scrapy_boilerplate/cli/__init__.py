@@ -87,6 +87,7 @@ _RESERVED = frozenset(
         "blocks",
         "workers",
         "in_flight",
+        "chunk",
         "timeout",
         "max_size",
         "max_nodes",
@@ -505,7 +506,15 @@ def _add_batch_parser(
         type=int,
         default=0,
         metavar="N",
-        help="records sent to the workers and not yet written, at most (default: four per worker)",
+        help="records read and not yet written, at most (default: two chunks per worker)",
+    )
+    bt.add_argument(
+        "--chunk",
+        type=int,
+        default=16,
+        metavar="N",
+        help="records sent to a worker in one task, at most (fewer past 4 MiB of pages; "
+        "default 16)",
     )
     bt.add_argument(
         "--timeout",
@@ -1182,6 +1191,7 @@ def cmd_batch(args: argparse.Namespace, options: dict[str, _Option]) -> int:
     name = args.extractor
     _, params = _checked_params(args, options)
     for flag, value, least in (("--workers", args.workers, 0), ("--in-flight", args.in_flight, 0),
+                               ("--chunk", args.chunk, 1),
                                ("--max-size", args.max_size, 1), ("--max-nodes", args.max_nodes, 0),
                                ("--part-rows", args.part_rows, 1)):  # fmt: skip
         if value is not None and value < least:
@@ -1225,6 +1235,7 @@ def cmd_batch(args: argparse.Namespace, options: dict[str, _Option]) -> int:
             overwrite=args.overwrite,
             progress=show,
             part_rows=args.part_rows,
+            chunk=args.chunk,
         )
     except FileExistsError as exc:
         raise UsageError(f"--out: {exc}: give --resume or --overwrite") from None
