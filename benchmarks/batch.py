@@ -12,7 +12,8 @@ HTML files of wcxb-dev, under ``--data``), then measures on the same WARC:
 - the WARC readers alone: FastWARC (what the batch uses) and warcio, records per second;
 - ``loop``: a plain Python loop, the batch's reader then ``extract()`` on each body, in
   this process, nothing written (what users wrote before the batch);
-- ``1``, ``2``...: ``run_batch`` with that many worker processes, writing JSON lines.
+- ``1``, ``2``...: ``run_batch`` with that many worker processes, writing JSON lines;
+  ``2:1``: 2 workers, one record a task (``chunk=1``; the default sends chunks).
 
 The batch's own process reads, sends and writes: its CPU seconds (``getrusage``) say how
 much of a core that takes from the workers. Resident memory (RSS, from ``/proc``) of the
@@ -43,6 +44,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from scrapy_boilerplate import extract  # noqa: E402
 from scrapy_boilerplate.batch import BatchOptions, read, run_batch  # noqa: E402
+from scrapy_boilerplate.batch.run import CHUNK  # noqa: E402
 
 
 def load_pages(data: Path, count: int) -> list[bytes]:
@@ -208,8 +210,10 @@ def run(args: argparse.Namespace) -> str:
                             if done == args.records * pct // 100:
                                 marks[pct] = len(sampler.samples)
 
+                    workers, _, chunk = label.partition(":")
                     summary = run_batch([warc], out, BatchOptions(extractor=args.extractor),
-                                        workers=int(label), on_record=note)  # fmt: skip
+                                        workers=int(workers), on_record=note,
+                                        chunk=int(chunk or CHUNK))  # fmt: skip
                     assert summary.records == args.records, summary
                     out.unlink()
                 seconds = time.monotonic() - t0
@@ -228,7 +232,11 @@ def run(args: argparse.Namespace) -> str:
             workers = " / ".join([*(at(p, 2) for p in (10, 50, 100)),
                                   mib(max(s[2] for s in samples))])  # fmt: skip
             ratio = f"{rate / rates['loop']:.2f}x" if "loop" in rates else "-"
-            name = "plain loop over extract()" if label == "loop" else f"batch, {label} worker(s)"
+            if label == "loop":
+                name = "plain loop over extract()"
+            else:
+                workers, _, chunk = label.partition(":")
+                name = f"batch, {workers} worker(s), chunk {chunk or CHUNK}"
             row = (
                 f"| {name} | {seconds:.1f} | {rate:.1f} | {ratio} | {cpu:.1f} | {main} "
                 f"| {workers} |"
