@@ -235,8 +235,8 @@ def run(args: argparse.Namespace) -> str:
             if label == "loop":
                 name = "plain loop over extract()"
             else:
-                workers, _, chunk = label.partition(":")
-                name = f"batch, {workers} worker(s), chunk {chunk or CHUNK}"
+                count, _, chunk = label.partition(":")
+                name = f"batch, {count} worker(s), chunk {chunk or CHUNK}"
             row = (
                 f"| {name} | {seconds:.1f} | {rate:.1f} | {ratio} | {cpu:.1f} | {main} "
                 f"| {workers} |"
@@ -252,6 +252,15 @@ def run(args: argparse.Namespace) -> str:
                     if "loop" in rates
                     else ""
                 )
+            )
+            lines.append("")
+        if "1:1" in rates and "2:1" in rates:
+            versus = (
+                f", 1 worker / loop {rates['1:1'] / rates['loop']:.2f}x" if "loop" in rates else ""
+            )
+            lines.append(
+                f"One record a task (chunk 1): 2 workers / 1 worker "
+                f"{rates['2:1'] / rates['1:1']:.2f}x{versus}."
             )
             lines.append("")
     return "\n".join(lines)
