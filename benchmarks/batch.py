@@ -13,7 +13,7 @@ HTML files of wcxb-dev, under ``--data``), then measures on the same WARC:
 - ``loop``: a plain Python loop, the batch's reader then ``extract()`` on each body, in
   this process, nothing written (what users wrote before the batch);
 - ``1``, ``2``...: ``run_batch`` with that many worker processes, writing JSON lines;
-  ``2:1``: 2 workers, one record a task (``chunk=1``; the default sends chunks).
+  ``2:16``: 2 workers, 16 records a task (``chunk=16``; the default is one).
 
 The batch's own process reads, sends and writes: its CPU seconds (``getrusage``) say how
 much of a core that takes from the workers. Resident memory (RSS, from ``/proc``) of the
@@ -254,13 +254,13 @@ def run(args: argparse.Namespace) -> str:
                 )
             )
             lines.append("")
-        if "1:1" in rates and "2:1" in rates:
+        if "1:16" in rates and "2:16" in rates:
             versus = (
-                f", 1 worker / loop {rates['1:1'] / rates['loop']:.2f}x" if "loop" in rates else ""
+                f", 1 worker / loop {rates['1:16'] / rates['loop']:.2f}x" if "loop" in rates else ""
             )
             lines.append(
-                f"One record a task (chunk 1): 2 workers / 1 worker "
-                f"{rates['2:1'] / rates['1:1']:.2f}x{versus}."
+                f"16 records a task (chunk 16): 2 workers / 1 worker "
+                f"{rates['2:16'] / rates['1:16']:.2f}x{versus}."
             )
             lines.append("")
     return "\n".join(lines)

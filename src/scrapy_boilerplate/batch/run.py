@@ -3,12 +3,13 @@
 The reading and the writing happen in the calling process; the extraction (and the
 encoding of each output record) in ``workers`` processes, with at most ``in_flight``
 records on their way at once, so memory stays bounded however large the input. Records go
-to the workers in chunks (``chunk`` records, or fewer past :data:`CHUNK_BYTES` of bodies):
-one task, one message each way and one write per chunk rather than per record, which is
-most of what the calling process spends per record. A worker process that dies (killed
-for memory, a crash in a C library) costs the page that killed it (written with reason
-``error``), not the batch: a new pool takes over, and the other records the dead pool held
-are extracted again one at a time, so the page that kills a worker again is the one lost.
+to the workers in chunks of ``chunk`` records (or fewer past :data:`CHUNK_BYTES` of
+bodies; one by default): one task, one message each way and one write per chunk rather
+than per record, which is most of what the calling process spends per record. A worker
+process that dies (killed for memory, a crash in a C library) costs the page that killed
+it (written with reason ``error``), not the batch: a new pool takes over, and the other
+records the dead pool held are extracted again one at a time, so the page that kills a
+worker again is the one lost.
 """
 
 from __future__ import annotations
@@ -41,12 +42,15 @@ TIMEOUT = 30.0
 BLOCKS_MODES = ("content", "all", "none")
 #: Records a task holds at most (``chunk``): the calling process's cost per task (a
 #: future, a message each way, a write) is shared by that many records.
-CHUNK = 16
+CHUNK = 1
 #: Bytes of bodies a task holds at most (a chunk closes at ``chunk`` records or past this).
 CHUNK_BYTES = 4 * 1024 * 1024
-#: Tasks on their way to or from the workers at once, per worker (``in_flight`` = 0): one
-#: being extracted and one waiting, so a worker never waits for the calling process.
+#: Tasks on their way to or from the workers at once, per worker, at least: one being
+#: extracted and one waiting, so a worker never waits for the calling process.
 TASKS_PER_WORKER = 2
+#: Records on their way to or from the workers at once, per worker, at least (``in_flight``
+#: = 0: this, or two chunks per worker where that is more).
+IN_FLIGHT_PER_WORKER = 4
 #: Fields a record may get from its extraction only where the method sets them.
 WHEN_SET = ("page_type", "page_type_probability", "quality")
 
@@ -295,9 +299,9 @@ def run_batch(
     files, folders of HTML files) into ``out`` and return the :class:`Summary`.
 
     ``workers`` processes extract (None: one per CPU; 0: in this process, one page at a
-    time), with at most ``in_flight`` records read and not yet written (0: two chunks per
-    worker), sent in tasks of ``chunk`` records at most (fewer past :data:`CHUNK_BYTES` of
-    bodies, or where ``in_flight`` is small; 1: one record a task). ``resume`` skips the
+    time), with at most ``in_flight`` records read and not yet written (0: four per worker,
+    or two chunks where that is more), sent in tasks of ``chunk`` records at most (fewer
+    past :data:`CHUNK_BYTES` of bodies, or where ``in_flight`` is small). ``resume`` skips the
     records ``out`` already holds; without it, an ``out`` that holds records is refused
     (:class:`FileExistsError`) unless ``overwrite``. An input that cannot be opened raises
     :class:`~scrapy_boilerplate.batch.sources.InputProblem` before anything is written; bad
@@ -429,7 +433,7 @@ def _results(
             reason, encoded = extract_record(*_task(record), options)
             yield [(reason, encoded, False)]
         return
-    limit = in_flight if in_flight > 0 else TASKS_PER_WORKER * workers * chunk
+    limit = in_flight or workers * max(IN_FLIGHT_PER_WORKER, TASKS_PER_WORKER * chunk)
     # a chunk small enough that every worker can hold one and have the next waiting
     size = max(1, min(chunk, limit // (TASKS_PER_WORKER * workers)))
     pool = _pool(workers, options)

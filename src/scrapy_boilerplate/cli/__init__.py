@@ -506,15 +506,15 @@ def _add_batch_parser(
         type=int,
         default=0,
         metavar="N",
-        help="records read and not yet written, at most (default: two chunks per worker)",
+        help="records read and not yet written, at most (default: four per worker, or two "
+        "chunks per worker where that is more)",
     )
     bt.add_argument(
         "--chunk",
         type=int,
-        default=16,
+        default=1,
         metavar="N",
-        help="records sent to a worker in one task, at most (fewer past 4 MiB of pages; "
-        "default 16)",
+        help="records sent to a worker in one task, at most (fewer past 4 MiB; default 1)",
     )
     bt.add_argument(
         "--timeout",
