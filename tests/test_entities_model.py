@@ -293,30 +293,3 @@ def test_column_headers_cost_grows_with_the_table_not_its_square(monkeypatch):
     (small, small_visits), (large, large_visits) = counts
     assert large >= 2 * small - 10  # a candidate per row
     assert large_visits <= 2.5 * small_visits  # linear: 2x the rows, about 2x the visits
-
-
-def test_query_classes_back_off_to_the_question_word_and_number():
-    from scrapy_boilerplate.entities.features import query_classes, word_clusters
-
-    got = query_classes("What are the textbooks?")
-    assert got[:2] == ("QW:what", "QW:what+NNS")
-    assert query_classes("Who is the chair?")[:2] == ("QW:who", "QW:who+NN")
-    assert query_classes("cities in ohio")[:2] == ("QW:NOWH", "QW:NOWH+NNS")
-    assert query_classes("") == ("QW:NONE",)
-    # the head noun's word class, shared by words the training never saw
-    assert word_clusters()["textbooks"] == word_clusters()["courses"]
-    assert got[2] == query_classes("What are the courses?")[2] == f"QC:{word_clusters()['courses']}"
-
-
-def test_back_off_classes_conjoin_with_every_denotation_feature():
-    pc = PageCandidates(
-        sb.parse("<html><body><ul><li>Ann Lee</li><li>Bo Chan</li></ul></body></html>")
-    )
-    i = next(i for i, c in enumerate(pc.candidates) if c.entities == ["Ann Lee", "Bo Chan"])
-    feats = pc.features("What are the textbooks?")[i]
-    for name in pc.denotation[i]:
-        assert feats[f"QW:what|{name}"] == feats[f"QW:what+NNS|{name}"] == 1.0
-    assert any(k.startswith("FIRSTCLASS") for k in pc.denotation[i])
-    model = Model({f"QW:what|{pc.denotation[i][0]}": 1.5})
-    expected = [model.score(f) for f in pc.features("What are the textbooks?")]
-    assert pc.scores("What are the textbooks?", model) == pytest.approx(expected)

@@ -133,7 +133,7 @@ class PageCandidates:
 
     def features(self, query: str) -> list[dict[str, float]]:
         """Every candidate's features for ``query`` (the training's input)."""
-        category = Query(query).categories
+        category = Query(query).category
         out = []
         for i, feats in enumerate(self._query_features(query)):
             base = self.base_features(i)
@@ -185,7 +185,7 @@ class PageCandidates:
     def _query_denotation(self, query: str, model: Model) -> list[float]:
         """``θ · φ`` of the query-denotation features of every candidate, once per
         distinct entity list (the denotation names are shared by equal lists)."""
-        category = Query(query).categories
+        category = Query(query).category
         w = model.weights
         shares: dict[int, float] = {}
         out = []

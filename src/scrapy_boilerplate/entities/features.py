@@ -21,7 +21,6 @@ header cell above a list's table column (:func:`header_names`, query-independent
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from bisect import bisect_left, bisect_right
@@ -30,7 +29,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
-from pathlib import Path
 from typing import Any
 
 from scrapy_boilerplate.core.deadline import check
@@ -291,47 +289,20 @@ def word_shape(word: str) -> str:
     return "".join(out)[:6]
 
 
-CLUSTERS_FILE = Path(__file__).parent / "model" / "word_clusters.json"
-
-
-@lru_cache(maxsize=1)
-def word_clusters() -> dict[str, int]:
-    """Word classes shipped with the package (``model/word_clusters.json``: k-means
-    clusters of GloVe 6B vectors, public domain; its ``meta`` says how they were made):
-    lower-case word -> class. Empty when the file is missing (no class features then)."""
-    try:
-        data = json.loads(CLUSTERS_FILE.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {str(k): int(v) for k, v in data.get("clusters", {}).items()}
-
-
-def word_class(word: str) -> str:
-    """The class of a word (:func:`word_clusters`), ``?`` for a word it lacks."""
-    c = word_clusters().get(word.lower())
-    return "?" if c is None else str(c)
-
-
 @lru_cache(maxsize=200000)
-def _entity_tokens(
-    entity: str,
-) -> tuple[int, str, tuple[str, ...], str, str, str, tuple[str, ...], str, str]:
+def _entity_tokens(entity: str) -> tuple[int, str, tuple[str, ...], str, str, str, tuple[str, ...]]:
     """Every abstract token of one entity string, computed once per string."""
     words = entity.split()
     shapes = tuple(word_shape(x) for x in words)
     tags = _pos(entity)
-    first = words[0].lower() if words else ""
-    last = words[-1].lower() if words else ""
     return (
         len(words),
         " ".join(shapes[:4]),
         shapes,
-        first,
-        last,
+        words[0].lower() if words else "",
+        words[-1].lower() if words else "",
         " ".join(tags[:4]),
         tags,
-        word_class(first.strip(".,;:()")),
-        word_class(last.strip(".,;:()")),
     )
 
 
@@ -348,12 +319,6 @@ def denotation_names(
         + recipe_names("LASTWORD", tuple(t[4] for t in toks), cache=cache)
         + recipe_names("PHRASEPOS", tuple(t[5] for t in toks), cache=cache)
         + recipe_names("WORDPOS", tuple(x for t in toks for x in t[6]), finite=True, cache=cache)
-        + (
-            recipe_names("FIRSTCLASS", tuple(t[7] for t in toks), cache=cache)
-            + recipe_names("LASTCLASS", tuple(t[8] for t in toks), cache=cache)
-            if word_clusters()
-            else ()
-        )
     )
 
 
@@ -609,64 +574,27 @@ def query_category(query: str) -> str:
         return "NONE"
     if words[0] in _WH:
         return _WH[words[0]]
-    head = _head_noun(words)
-    return _stem(head[0]) if head is not None else "NONE"
-
-
-def _head_noun(words: list[str]) -> tuple[str, str] | None:
-    """The head noun of lower-case ``words`` and its tag: the last noun of the first noun
-    phrase (question words and stop words skipped); None when there is none."""
     tags = _pos(" ".join(words))
     if len(tags) != len(words):  # (the tagger split a word: no alignment, no head)
-        return None
+        return "NONE"
     head = None
     for i, (word, tag) in enumerate(zip(words, tags, strict=True)):
         if head is not None and tag.startswith(("IN", "VB", "W")):
             break  # the end of the first noun phrase
-        if (i == 0 and (word in _WH_SKIP or word in _WH)) or word in _STOP:
+        if (i == 0 and word in _WH_SKIP) or word in _STOP:
             continue
         if tag.startswith("NN"):
-            head = (word, tag)
-    return head
+            head = word
+    return _stem(head) if head is not None else "NONE"
 
 
-_QUESTION_WORDS = frozenset(("who", "whom", "whose", "what", "which", "when", "where", "how",
-                             "why", "is", "are", "does", "do", "list", "name"))  # fmt: skip
-
-
-def query_classes(query: str) -> tuple[str, ...]:
-    """Back-offs of the query's category that carry over to questions never seen in
-    training (a head noun seen in no training question has no weight): the question word
-    (``NOWH`` for a category query such as "cities in ohio"), and the question word with
-    the head noun's number (``NNS`` plural, ``NN`` singular, ``NNP`` a name, ``NONE``),
-    and the head noun's word class (:func:`word_class`): "What are the textbooks?" ->
-    ``("QW:what", "QW:what+NNS", "QC:<class of textbooks>")``."""
-    words = [m.group(0).lower() for m in _WORD.finditer(query)]
-    if not words:
-        return ("QW:NONE",)
-    wh = words[0] if words[0] in _QUESTION_WORDS else "NOWH"
-    head = _head_noun(words)
-    number = "NONE" if head is None else "NNS" if head[1] == "NNS" else head[1][:3]
-    out = [f"QW:{wh}", f"QW:{wh}+{number}"]
-    if head is not None and word_clusters():
-        out.append(f"QC:{word_class(head[0])}")
-    return tuple(out)
-
-
-def query_denotation_names(category: str | Sequence[str], names: Sequence[str]) -> tuple[str, ...]:
+def query_denotation_names(category: str, names: Sequence[str]) -> tuple[str, ...]:
     """Section 4.6's query-denotation features: every denotation feature ``f(y)`` (its
     name in ``names``) conjoined with the query's category ``g(x)``
-    (:func:`query_category`, prefix ``QD:``) and, when ``category`` is a sequence, with
-    each back-off class after it (:func:`query_classes`, prefixed by their own names).
-    Kept besides the denotation features themselves; chosen by cross-validation on the
-    training examples (docs/entities.md)."""
-    if isinstance(category, str):
-        return tuple(f"QD:{category}|{name}" for name in names)
-    first, *classes = category
-    out = [f"QD:{first}|{name}" for name in names]
-    for cls in classes:
-        out.extend(f"{cls}|{name}" for name in names)
-    return tuple(out)
+    (:func:`query_category`). Kept besides the denotation features themselves; chosen by
+    5-fold cross-validation on the training examples (docs/entities.md)."""
+    prefix = f"QD:{category}|"
+    return tuple(prefix + name for name in names)
 
 
 class Query:
@@ -680,8 +608,6 @@ class Query:
         self.last_pos = f"{_pos(query)[-1:] or ('',)}"
         self.weighted = self.stems  # the words that count in the context overlaps
         self.category = query_category(query)
-        #: the category and its back-offs, as :func:`query_denotation_names` takes them
-        self.categories = (self.category, *query_classes(query))
 
     def overlap(self, words: frozenset[str] | set[str]) -> float:
         return len(self.stems & words) / len(self.stems) if self.stems else 0.0
