@@ -1,22 +1,27 @@
 """Zero-shot entity extraction: train the log-linear model and evaluate it as the paper does.
 
-    python benchmarks/entities_eval.py [--data datasets] [--save]
-    python benchmarks/entities_eval.py --cv    # 5-fold cross-validation on the training parts
+    python benchmarks/entities_eval.py [--data datasets] [--save] [--out DIR]
+    python benchmarks/entities_eval.py --cv         # cross-validation grouped by template and page
+    python benchmarks/entities_eval.py --causes     # why the right list is missing (train parts)
+    python benchmarks/entities_eval.py --templates  # the question templates, to check by eye
 
 Data (../shared/data, unpacked with ``../shared/data/unpack datasets``):
 wikitablequestions-lists (its own train / test split, by page) and webqa-utopia-dev's list
-examples (held out by page: a stable CRC-32 of the page id puts 30 % of the pages in
-test). The model is trained on both train parts (AdaGrad, λ = 0.01, 5 passes) and
-evaluated on each test part: accuracy (the top list is compatible: first, second and last
-entities match, edit distance <= 2), accuracy@5, oracle (any candidate is compatible), and
-the paper's baseline (the most frequent path-suffix pattern of the training data's
-compatible predicates: the last 5 entries as a multiset, indices as [*]) in the same run.
-Time per page: generation and features (once per page) plus scoring a query.
+examples, split two ways, both fixed by a stable CRC-32 before any training: by page (30 %
+of the pages in test) and by page and question template together (30 % of the pages and
+30 % of the templates; a test example has both held out, a training example neither:
+:func:`load`). For each split a model is trained on its train parts (AdaGrad, λ = 0.01,
+5 passes) and evaluated on its test parts: accuracy (the top list is compatible: first,
+second and last entities match, edit distance <= 2), accuracy@5, oracle (any candidate
+is compatible), and the paper's baseline (the most frequent path-suffix pattern of the
+training data's compatible predicates: the last 5 entries as a multiset, indices as [*])
+in the same run. Time per page: parsing, generation and features (once per page) plus
+scoring a query.
 
-``--save`` writes the model into the package (src/scrapy_boilerplate/entities/model/) with
-its training report; the results are printed, and written to DIR/entities.md (and
-entities.json) with ``--out DIR``.
-"""
+``--save`` writes the template split's model into the package
+(src/scrapy_boilerplate/entities/model/) with its results (no timings: the same command
+writes the same file); the results are printed, and written to DIR/entities.md (and
+entities.json) with ``--out DIR``."""
 
 from __future__ import annotations
 
