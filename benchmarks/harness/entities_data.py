@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ class Example:
     criteria: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
     entities: list[str] = field(default_factory=list)
     source: str = ""
+    title: str = ""  # the page's title when the dataset gives it (else read from the page)
 
     def html(self) -> str:
         return self.page.read_text(encoding="utf-8", errors="replace")
@@ -69,6 +71,7 @@ def read_openweb(path: str | Path) -> list[Example]:
                 criteria=((crit["first"],), (crit["second"],), (crit["last"],)),
                 entities=entities,
                 source=path.stem,
+                title=str(row.get("page_title") or ""),
             )
         )
     return out
@@ -101,6 +104,105 @@ def read_webqa(folder: str | Path) -> list[Example]:
 def page_of(example: Example) -> str:
     """The page id an example belongs to (splits are made by page)."""
     return example.page.stem
+
+
+# ---------------------------------------------------------------------------------------------
+# Question templates and the template-disjoint split
+
+_TOKEN = re.compile(r"\w+(?:['’-]\w+)*|[^\w\s]", re.UNICODE)
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
+ENTITY = "<E>"
+NUMBER = "<N>"
+#: Title words never taken for names (capitalised in titles, common in questions).
+_TITLE_STOP = frozenset(
+    ("a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with",
+     "vs", "home", "page")
+)  # fmt: skip
+
+
+def title_names(title: str) -> frozenset[str]:
+    """The names of a page's title or site name: its capitalised words but the first and
+    but function words, lower-cased ("List of tallest buildings in Minneapolis" ->
+    {"minneapolis"})."""
+    words = [t for t in _TOKEN.findall(title) if t[:1].isalnum()]
+    return frozenset(
+        w.lower() for w in words[1:] if w[:1].isupper() and w.lower() not in _TITLE_STOP
+    )
+
+
+def question_template(question: str, title: str = "") -> str:
+    """The template of a question: what stays when its entity names are taken out.
+
+    Lower-cased, with every quoted string, every capitalised word but the first, and every
+    word of :func:`title_names` of the page's ``title`` replaced by ``<E>``, every number
+    by ``<N>`` (runs of ``<E>`` collapse into one). "What conference papers have been
+    published in 2012?" -> "what conference papers have been published in <N> ?"; "Who
+    are the Teaching Assistants (TAs)?" -> "who are the <E> ( <E> ) ?"."""
+    names = title_names(title)
+    out: list[str] = []
+    first = True
+    for token in _TOKEN.findall(_QUOTED.sub(" \x00 ", question)):
+        if token == "\x00":
+            word = ENTITY
+        elif token[:1].isdigit():
+            word = NUMBER
+        elif token[:1].isalpha() and (
+            (token[:1].isupper() and not first) or token.lower() in names
+        ):
+            word = ENTITY
+        else:
+            word = token.lower()
+        if token[:1].isalnum():
+            first = False
+        if not (word == ENTITY and out and out[-1] == ENTITY):
+            out.append(word)
+    return " ".join(out)
+
+
+def page_title(example: Example) -> str:
+    """The page's title: the dataset's, else the page's ``<title>`` element."""
+    if example.title:
+        return example.title
+    try:
+        head = example.page.read_text(encoding="utf-8", errors="replace")[:200000]
+    except OSError:
+        return ""
+    m = _TITLE.search(head)
+    return " ".join(m.group(1).split()) if m else ""
+
+
+def template_groups(examples: Iterable[Example]) -> dict[str, str]:
+    """Example id -> its template group: examples whose templates are equal, or whose
+    lower-cased questions are equal (one question whose title words differ from page to
+    page), share a group (connected components, named by their smallest template), so a
+    question never falls on both sides of a split."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    keys = {}
+    for ex in examples:
+        t = question_template(ex.query, page_title(ex))
+        q = "\x00" + " ".join(ex.query.lower().split())  # (no template starts with NUL)
+        a, b = find(t), find(q)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+        keys[ex.id] = t
+    name: dict[str, str] = {}  # component root -> its smallest template
+    for t in keys.values():
+        root = find(t)
+        name[root] = min(name.get(root, t), t)
+    return {i: name[find(t)] for i, t in keys.items()}
+
+
+def stable_share(key: str) -> int:
+    """A stable percentile of a string (CRC-32 mod 100): splits fixed before any training."""
+    return zlib.crc32(key.encode("utf-8")) % 100
 
 
 # ---------------------------------------------------------------------------------------------
@@ -162,3 +264,52 @@ def iter_examples(name: str, data: Path) -> Iterator[Example]:
     else:
         for split in ("train", "test"):
             yield from read_openweb(folder / f"lists.{split}.json")
+
+
+# ---------------------------------------------------------------------------------------------
+# Why the right list is not among the candidates
+
+#: The causes :func:`miss_cause` tells apart, in the order it tries them.
+CAUSES = (
+    "found",  # a candidate is compatible
+    "absent",  # an item is not in the page's text (even inside longer text)
+    "inside-text",  # an item is only part of an element's text (a name in a sentence)
+    "normalisation",  # an item is an element's text only after a looser comparison
+    "subset",  # a candidate holds the items in order, with more items around them
+    "split",  # every item is an element's text, but no candidate holds them together
+    "other",
+)
+
+_LOOSE = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def loose(text: str) -> str:
+    """:func:`normalise`, then every run of punctuation and spaces removed."""
+    return _LOOSE.sub("", normalise(text))
+
+
+def miss_cause(
+    example: Example, lists: Sequence[Sequence[str]], texts: Sequence[str], page_text: str
+) -> str:
+    """Why no list of ``lists`` (the candidates' entities) is compatible with ``example``,
+    one of :data:`CAUSES`: ``texts`` are the whole texts of the page's elements
+    (whitespace collapsed, any length), ``page_text`` the page's text."""
+    if any(compatible(entities, example) for entities in lists):
+        return "found"
+    items = example.criteria
+    flat = loose(page_text)
+    if not all(any(loose(a) in flat for a in item) for item in items):
+        return "absent"
+    whole = {normalise(t) for t in texts}
+    if not all(any(normalise(a) in whole for a in item) for item in items):
+        loose_whole = {loose(t) for t in texts}
+        if all(any(loose(a) in loose_whole for a in item) for item in items):
+            return "normalisation"
+        return "inside-text"
+    first, second, last = ({normalise(a) for a in item} for item in items)
+    for entities in lists:
+        norm = [normalise(e) for e in entities]
+        for i, e in enumerate(norm[:-1]):
+            if e in first and norm[i + 1] in second and any(x in last for x in norm[i + 1 :]):
+                return "subset"
+    return "split"

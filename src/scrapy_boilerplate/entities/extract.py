@@ -19,6 +19,7 @@ from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.core.document import Document, parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
 from scrapy_boilerplate.core.reasons import Reason
+from scrapy_boilerplate.entities.derive import derive
 from scrapy_boilerplate.entities.features import (
     PageIndex,
     Part,
@@ -71,7 +72,10 @@ class PageCandidates:
     several queries on one page (a focused crawl, the benchmark) share the work."""
 
     def __init__(self, doc: Document, k: int = 8, max_nodes: int = 20000,
-                 max_predicates: int = 500000, extended: bool = False) -> None:  # fmt: skip
+                 max_predicates: int = 500000, extended: bool = False,
+                 derived: bool = True) -> None:  # fmt: skip
+        """``derived``: add the lists read inside elements' text (:mod:`.derive`) to the
+        paper's candidates."""
         t0 = time.perf_counter()
         self.page = PageIndex(doc.root)
         self.candidates, self.info = generate(
@@ -82,6 +86,10 @@ class PageCandidates:
             max_predicates=max_predicates,
             index=self.page,
         )
+        if derived and self.page.number.get(doc.body) is not None:
+            more = derive(self.candidates, self.page, doc.body)
+            self.candidates += more
+            self.info["derived"] = len(more)
         contexts: dict[Any, Any] = {}
         texts: dict[tuple[str, ...], Any] = {}
         self.texts = [  # what the query features read, query-independent
@@ -104,6 +112,8 @@ class PageCandidates:
             names = denotations.get(entities)
             if names is None:  # (lists of one page often repeat: a cell's text and its link's)
                 names = denotations[entities] = denotation_names(entities, self.page.recipes)
+            if cand.transform:  # (a denotation feature: conjoined with the query's category)
+                names = (*names, "XFORM=" + cand.transform)
             self.denotation.append(names)
         self._base_scores: dict[int, tuple[Model, list[float]]] = {}
         self.info["seconds"] = time.perf_counter() - t0
@@ -250,6 +260,7 @@ def extract_entities(
                 "score": round(prob, 6),
                 "xpath": cand.predicate.xpath(),
                 "predicates": cand.count,
+                "transform": cand.transform,
             }
         )
     return result

@@ -367,11 +367,15 @@ class Context:
 
 def context_of(cand: Candidate, memo: dict[Any, Context] | None = None) -> Context:
     """The :class:`Context` of ``cand``. It depends only on the lowest common ancestor of
-    the first two nodes: ``memo`` (one per page) keeps it by that ancestor, which the
-    columns of a table share."""
+    the first two nodes (the node itself for a list read inside one node's text:
+    :mod:`.derive`): ``memo`` (one per page) keeps it by that ancestor, which the columns
+    of a table share."""
     first = cand.nodes[0]
-    anc = set(first.iterancestors())
-    lca = next((a for a in cand.nodes[1].iterancestors() if a in anc), None)
+    if len(cand.nodes) == 1:
+        lca = first
+    else:
+        anc = set(first.iterancestors())
+        lca = next((a for a in cand.nodes[1].iterancestors() if a in anc), None)
     key = lca if lca is not None else first
     if memo is not None:
         ctx = memo.get(key)
@@ -408,6 +412,8 @@ def column_header(cand: Candidate, page: PageIndex | None = None) -> str | None:
     page, kept in it: a table's candidates (a list per row, per column) then cost no more
     than their own cells, whatever the table's size."""
     check()  # the page's deadline (a crawl's BOILERPLATE_TIMEOUT)
+    if len(cand.nodes) < 2:  # (a list inside one node's text: no column)
+        return None
     first = cand.nodes[0]
     anc = set(first.iterancestors())
     lca = next((a for a in cand.nodes[1].iterancestors() if a in anc), None)

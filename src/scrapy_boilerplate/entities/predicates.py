@@ -87,6 +87,9 @@ class Candidate:
     patterns: list[tuple[PatternEntry, ...]] = field(default_factory=list)
     count: int = 0
     first: int = 0  # document position of the first node
+    #: How the entities were read off the nodes: "" (their whole text, the paper's) or a
+    #: derivation of :mod:`.derive` ("lines", "split", "head").
+    transform: str = ""
 
     @property
     def predicates(self) -> list[Predicate]:
@@ -137,7 +140,7 @@ def _tag(el: Any) -> str | None:
     return tag.rsplit("}", 1)[-1].lower()
 
 
-def _path_of(el: Any) -> tuple[Entry, ...]:
+def path_of(el: Any) -> tuple[Entry, ...]:
     """The path of ``el`` from the document's root (a predicate is an absolute XPath even
     when the walk starts at ``<body>``)."""
     entries: list[Entry] = []
@@ -166,7 +169,7 @@ def page_nodes(
     stop = min(stop, start + max_nodes)
     elements = index.elements[start:stop]
     tags, ranks, parents = index.tags, index.local_rank, index.parent
-    paths: list[tuple[Entry, ...]] = [_path_of(root)]
+    paths: list[tuple[Entry, ...]] = [path_of(root)]
     for i in range(start + 1, stop):
         paths.append((*paths[parents[i] - start], (tags[i], ranks[i] + 1)))
     texts = [_short_text(el, max_chars) for el in elements]
@@ -324,4 +327,4 @@ def _expand(
     return False
 
 
-__all__ = ["Candidate", "Predicate", "generate", "page_nodes"]
+__all__ = ["Candidate", "Predicate", "generate", "page_nodes", "path_of"]

@@ -1,0 +1,278 @@
+"""Candidates read inside elements' text, beside the paper's predicates (section 3.1).
+
+The paper's predicates select whole elements, so an entity that is only part of an
+element's text is out of their reach: names in a sentence ("Students: Ann Lee, Bob Ray
+and Cy Dee"), lines of one element separated by ``<br>``, a name with its title and
+credentials ("Dr. Ann Lee, MD"). Two derivations add such lists, each marked by its
+:attr:`~scrapy_boilerplate.entities.predicates.Candidate.transform` (the model learns how
+much to trust it, from a feature of that name):
+
+- ``lines`` / ``lines-head`` / ``lines-tail`` / ``split``: one element whose content is
+  inline (text, links, emphasis, ``<br>``; no block element below it) read as a list:
+  its lines (``<br>`` and line breaks of the text), their heads (see ``head``), what
+  follows their first comma (see ``tail``), or its lines further cut at list separators
+  (``,``, ``;``, ``|``, bullets, " and ");
+- ``head``: a list of two elements or more (a paper's candidate) with each entity cut to
+  its head: a leading number and a title ("Dr.", "Prof.") taken off, then cut at the
+  first comma, colon, bracket or dash ("Dr. Ann Lee, MD" -> "Ann Lee");
+- ``tail``: such a list whose entities all hold a comma, each read after it ("Ann Lee,
+  Acme University" -> "Acme University");
+- ``first-line`` / ``head``: the elements that the paper's candidates miss because some
+  of their texts are longer than 140 characters (a publication with its authors and
+  venue): the children of one parent with one tag, or the grandchildren of one element
+  through one parent tag (a list split over several ``<ul>``), each read as its first
+  line, or that line's head.
+
+Every derived entity is cleaned the same way (:func:`clean_entity`). The work is bounded:
+elements with more than :data:`MAX_TEXT` characters of text are skipped, and at most
+:data:`MAX_DERIVED` candidates are made per page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of
+from scrapy_boilerplate.entities.predicates import ANY, Candidate, path_of
+
+MAX_TEXT = 1000
+MAX_DERIVED = 3000
+MAX_CHARS = 140
+LONG_TEXT = 2000
+MAX_GROUPS = 500
+
+#: Elements that may be inside a ``lines`` / ``split`` element (inline content).
+INLINE = frozenset(
+    ("a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "data", "del", "dfn", "em", "font",
+     "i", "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub",
+     "sup", "time", "tt", "u", "var", "wbr", "#")
+)  # fmt: skip
+_BREAKS = frozenset(("br", "hr"))
+_SEPARATORS = re.compile(r"\s*(?:[,;|\u2022\u00b7\u25aa\u25cf]|\s(?:and|&)\s)\s*")
+_HEAD_CUT = re.compile(r"[,:]\s|\s[(\[]|\s[\u2013\u2014-]\s|\s\|\s|[(\[]")
+_NUMBERING = re.compile(r"^(?:\(?\d{1,4}[.)]|[\u2022\u00b7\u25aa\u25cf*-])\s+")
+_TITLES = re.compile(r"^(?:dr|prof|professor|mr|mrs|ms|miss)\.?\s+", re.IGNORECASE)
+_LABEL = re.compile(r"^[^:]{1,40}:\s+(?=\S)")
+_NBSP = re.compile(r"&nbsp;?", re.IGNORECASE)  # (an entity left unparsed by the page)
+_EDGES = re.compile(r"^[\s,;:.\u2013\u2014-]+|[\s,;:\u2013\u2014-]+$")
+
+
+def clean_entity(text: str, label: bool = True) -> str:
+    """``text`` without a leading number or bullet, a leading title ("Dr.", "Prof.") and,
+    when ``label``, a short leading label ("Students: Ann Lee" -> "Ann Lee"), whitespace
+    collapsed and separators at its edges taken off."""
+    text = " ".join(_NBSP.sub(" ", text).split())
+    text = _NUMBERING.sub("", text)
+    if label:
+        text = _LABEL.sub("", text)
+    text = _TITLES.sub("", text)
+    if text.lower().startswith("and "):
+        text = text[4:]
+    return _EDGES.sub("", text)
+
+
+def head_of(text: str) -> str:
+    """The head of an entity: :func:`clean_entity` (no label taken off), then cut at the
+    first comma, colon, bracket or spaced dash ("Dr. Ann Lee, MD" -> "Ann Lee"; "Ann Lee:
+    parsing (PhD 2010)" -> "Ann Lee")."""
+    text = clean_entity(text, label=False)
+    m = _HEAD_CUT.search(text)
+    if m and m.start() > 0:
+        text = text[: m.start()]
+    return _EDGES.sub("", text)
+
+
+def tail_of(text: str) -> str:
+    """What follows the first comma of an entity, :func:`clean_entity` (a name's
+    affiliation: "Ann Lee, Acme University" -> "Acme University"); ``""`` without one."""
+    head, sep, tail = " ".join(text.split()).partition(", ")
+    return clean_entity(tail, label=False) if sep and head else ""
+
+
+def lines_of(el: Any, max_text: int = MAX_TEXT) -> list[str] | None:
+    """The lines of an element's text: split at ``<br>`` / ``<hr>`` and at line breaks of
+    the text itself; None when its text is longer than ``max_text`` characters."""
+    lines: list[list[str]] = [[]]
+    size = 0
+    stack: list[tuple[Any, bool]] = [(el, False)]
+    while stack:
+        node, tail = stack.pop()
+        text = node.tail if tail else node.text
+        if not tail and isinstance(node.tag, str) and tag_of(node) in _BREAKS:
+            lines.append([])
+        elif not tail and isinstance(node.tag, str):
+            if text:
+                lines[-1].append(text)
+                size += len(text)
+            for child in reversed(node):
+                stack.append((child, True))
+                stack.append((child, False))
+            continue
+        if tail and text and node is not el:
+            lines[-1].append(text)
+            size += len(text)
+        if size > max_text:
+            return None
+    out: list[str] = []
+    for parts in lines:
+        out.extend(line for line in "".join(parts).split("\n") if line.strip())
+    return out
+
+
+def _wordy(text: str) -> bool:
+    """``text`` has a letter or a digit (a separator alone is no entity)."""
+    return any(ch.isalnum() for ch in text)
+
+
+def _inline_only(page: PageIndex) -> list[bool]:
+    """For each element of ``page``: everything below it is inline (:data:`INLINE`)."""
+    n = len(page.tags)
+    blocks = [0] * (n + 1)  # prefix counts of non-inline elements, in document order
+    for i, tag in enumerate(page.tags):
+        blocks[i + 1] = blocks[i] + (tag not in INLINE)
+    return [blocks[page.end[i]] - blocks[i + 1] == 0 for i in range(n)]
+
+
+def _own_pattern(page: PageIndex, i: int, root: int, memo: dict[int, Any]) -> Any:
+    """Element ``i``'s own predicate (every index kept) as a pattern, its path read off
+    ``page`` up to ``root`` (whose path is :func:`~.predicates.page_nodes`')."""
+    chain = []
+    j = i
+    while j not in memo:
+        chain.append(j)
+        j = page.parent[j]
+    path = memo[j]
+    for j in reversed(chain):
+        path = memo[j] = (*path, (page.tags[j], (page.local_rank[j] + 1,)))
+    return path
+
+
+def _long_groups(page: PageIndex, start: int) -> list[list[int]]:
+    """Lists of elements the paper's candidates miss because some of their texts are too
+    long: the children of one parent with one tag, and the grandchildren of one element
+    through one parent tag with one tag (a list split over several ``<ul>``), when one of
+    them has :data:`MAX_CHARS` characters of text or more."""
+    by_parent: dict[tuple[int, str], list[int]] = {}
+    by_grand: dict[tuple[int, str, str], list[int]] = {}
+    parent, tags = page.parent, page.tags
+    long_text = _long_texts(page, start)
+    for i in range(start + 1, page.end[start]):
+        p = parent[i]
+        by_parent.setdefault((p, tags[i]), []).append(i)
+        if p > start:
+            by_grand.setdefault((parent[p], tags[p], tags[i]), []).append(i)
+    out = []
+    for nums in by_parent.values():
+        if len(nums) >= 2 and any(long_text[i - start] for i in nums):
+            out.append(nums)
+    for nums in by_grand.values():
+        if (
+            len(nums) >= 2
+            and parent[nums[0]] != parent[nums[-1]]
+            and any(long_text[i - start] for i in nums)
+        ):
+            out.append(nums)
+    out.sort()
+    return out[:MAX_GROUPS]
+
+
+def _long_texts(page: PageIndex, start: int) -> list[bool]:
+    """For each element from ``start``: its text has at least :data:`MAX_CHARS`
+    characters (the text lengths summed bottom-up: one pass, no text joined)."""
+    n = page.end[start] - start
+    size = [0] * n
+    for i in range(page.end[start] - 1, start - 1, -1):
+        el = page.elements[i]
+        own = len(el.text or "") + sum(len(c.tail or "") for c in el)
+        size[i - start] += own
+        p = page.parent[i]
+        if p >= start:
+            size[p - start] += size[i - start]
+    return [x >= MAX_CHARS for x in size]
+
+
+def _group_pattern(page: PageIndex, nums: list[int], start: int, memo: dict[int, Any]) -> Any:
+    """One pattern for a group of elements: their paths, with an index dropped (any)
+    where they differ."""
+    paths = [_own_pattern(page, i, start, memo) for i in nums]
+    out = []
+    for entries in zip(*paths, strict=False):
+        tag = entries[0][0]
+        same = all(e == entries[0] for e in entries)
+        out.append(entries[0] if same else (tag, (ANY,)))
+    return tuple(out)
+
+
+def derive(
+    candidates: Sequence[Candidate],
+    page: PageIndex,
+    root: Any,
+    max_derived: int = MAX_DERIVED,
+) -> list[Candidate]:
+    """The derived candidates of the page under ``root`` (an element of ``page``):
+    ``head`` lists from ``candidates`` (the paper's, from :func:`~.predicates.generate`
+    on ``root``), then ``lines`` and ``split`` lists of the elements under ``root``; none
+    with the entities and first node of a candidate already made, at most
+    ``max_derived``."""
+    seen = {(tuple(c.entities), c.first) for c in candidates}
+    out: list[Candidate] = []
+
+    def add(cand: Candidate) -> bool:
+        """Keep ``cand`` if it is new and its entities fit; True when the cap is reached."""
+        key = (tuple(cand.entities), cand.first)
+        if key in seen or len(cand.entities) < 2:
+            return False
+        if not all(cand.entities) or any(len(e) >= MAX_CHARS for e in cand.entities):
+            return False
+        seen.add(key)
+        out.append(cand)
+        return len(out) >= max_derived
+
+    for cand in candidates:  # head: a paper's list, each entity cut to its head
+        if len(cand.nodes) < 2:
+            continue
+        for name, read in (("head", head_of), ("tail", tail_of)):
+            entities = [read(e) for e in cand.entities]
+            if add(Candidate(cand.nodes, entities, cand.patterns, cand.count, cand.first, name)):
+                return out
+    start = page.number[root]
+    memo: dict[int, Any] = {start: tuple((tag, (index,)) for tag, index in path_of(root))}
+    for nums in _long_groups(page, start):  # lists of long elements: their first lines
+        els = [page.elements[i] for i in nums]
+        firsts = []
+        for el in els:
+            lines = lines_of(el, LONG_TEXT)
+            firsts.append(clean_entity(lines[0], label=False) if lines else "")
+        if not all(firsts):
+            continue
+        pattern = _group_pattern(page, nums, start, memo)
+        first = nums[0] - start
+        for name, entities in (("first-line", firsts), ("head", [head_of(x) for x in firsts])):
+            if add(Candidate(els, entities, [pattern], 1, first, name)):
+                return out
+    inline = _inline_only(page)
+    for i in range(start, page.end[start]):
+        if not inline[i] or page.tags[i] in INLINE:
+            continue
+        el = page.elements[i]
+        lines = lines_of(el)
+        if not lines:
+            continue
+        cleaned = [x for x in map(clean_entity, lines) if _wordy(x)]
+        pattern = [_own_pattern(page, i, start, memo)]
+        parts = [clean_entity(p, label=j == 0) for line in lines
+                 for j, p in enumerate(_SEPARATORS.split(line))]  # fmt: skip
+        for name, entities in (
+            ("lines", cleaned),
+            ("lines-head", [head_of(x) for x in cleaned]),
+            ("lines-tail", [tail_of(x) for x in cleaned]),
+            ("split", [x for x in parts if _wordy(x)]),
+        ):
+            if add(Candidate([el], entities, pattern, 1, i - start, name)):
+                return out
+    return out
+
+
+__all__ = ["clean_entity", "derive", "head_of", "lines_of", "tail_of"]

@@ -1,0 +1,106 @@
+"""Candidates read inside elements' text (``scrapy_boilerplate.entities.derive``): lists in
+one element's text, heads of entities, first lines of long list items."""
+
+from __future__ import annotations
+
+import scrapy_boilerplate as sb
+from scrapy_boilerplate.entities.derive import clean_entity, derive, head_of, lines_of
+from scrapy_boilerplate.entities.extract import PageCandidates
+from scrapy_boilerplate.entities.pageindex import PageIndex
+from scrapy_boilerplate.entities.predicates import generate
+
+PAGE = """<html><body><div>
+<h2>People</h2>
+<p>Current students: <a href="/ann">Ann Lee</a>, Bob Ray and Cy Dee</p>
+<p>Zed Zu<br>Acme Labs<br>Utopia</p>
+<ul><li>Dr. Ann Lee, MD</li><li>Prof. Bob Ray (chair)</li><li>Cy Dee, PhD</li></ul>
+</div></body></html>"""
+
+LONG = "<html><body><div>" + "".join(
+    f"<ul><li>Paper {i} title<br><em>{'A. Writer, ' * 20}</em></li>"
+    f"<li>Paper {i}b title<br><em>B. Writer</em></li></ul>"
+    for i in range(3)
+) + "</div></body></html>"  # fmt: skip
+
+
+def _derived(html: str) -> list[tuple[str, list[str], str]]:
+    doc = sb.parse(html)
+    page = PageIndex(doc.root)
+    base, _ = generate(doc.body, index=page)
+    return [(c.transform, c.entities, c.predicate.xpath()) for c in derive(base, page, doc.body)]
+
+
+def test_clean_entity_and_head():
+    assert clean_entity("12. Dr. Ann Lee") == "Ann Lee"
+    assert clean_entity("Current students: Ann Lee") == "Ann Lee"
+    assert clean_entity("Current students: Ann Lee", label=False) == "Current students: Ann Lee"
+    assert clean_entity("and Cy Dee,") == "Cy Dee"
+    assert clean_entity("Ann Lee Inc.") == "Ann Lee Inc."  # (a full stop may end a name)
+    assert head_of("Dr. Ann Lee, MD") == "Ann Lee"
+    assert head_of("Prof. Bob Ray (chair)") == "Bob Ray"
+    assert head_of("Jo Kim: parsing (PhD 2010), Acme") == "Jo Kim"
+    assert head_of("Plain") == "Plain"
+
+
+def test_lines_of_splits_at_br_and_skips_long_text():
+    doc = sb.parse("<p>One<br>Two <b>bold</b><br/>Three</p>")
+    p = doc.body.find(".//p")
+    assert lines_of(p) == ["One", "Two bold", "Three"]
+    assert lines_of(p, max_text=5) is None
+
+
+def test_split_lines_and_head_candidates():
+    got = _derived(PAGE)
+    assert ("split", ["Ann Lee", "Bob Ray", "Cy Dee"], "/html[1]/body[1]/div[1]/p[1]") in got
+    assert ("lines", ["Zed Zu", "Acme Labs", "Utopia"], "/html[1]/body[1]/div[1]/p[2]") in got
+    heads = [e for t, e, x in got if t == "head" and x.endswith("ul[1]/li")]
+    assert heads == [["Ann Lee", "Bob Ray", "Cy Dee"]]
+
+
+def test_first_lines_of_long_items_across_lists():
+    got = _derived(LONG)
+    firsts = [e for t, e, x in got if t == "first-line" and x.endswith("div[1]/ul/li")]
+    assert firsts == [[f"Paper {i}{s} title" for i in range(3) for s in ("", "b")]]
+
+
+def test_page_candidates_carry_the_derived_lists_and_their_feature():
+    pc = PageCandidates(sb.parse(PAGE))
+    assert pc.info["derived"] >= 3
+    i = next(i for i, c in enumerate(pc.candidates) if c.transform == "split")
+    assert pc.candidates[i].entities == ["Ann Lee", "Bob Ray", "Cy Dee"]
+    feats = pc.features("Who are the students?")[i]
+    assert feats["XFORM=split"] == 1.0 and feats["QD:WHO|XFORM=split"] == 1.0
+    plain = PageCandidates(sb.parse(PAGE), derived=False)
+    assert not any(c.transform for c in plain.candidates)
+
+
+def test_derived_candidates_are_bounded():
+    html = "<html><body>" + "<p>a, b</p>" * 50 + "</body></html>"
+    doc = sb.parse(html)
+    page = PageIndex(doc.root)
+    base, _ = generate(doc.body, index=page)
+    assert len(derive(base, page, doc.body, max_derived=7)) == 7
+
+
+def test_lines_drop_separators_alone_and_give_their_heads():
+    html = (
+        "<html><body><table><tr><td>Christian Kay\n&amp;nbsp\nShu Liu\n&amp;nbsp\nAk Utt</td>"
+        "</tr></table><p>TA: Lu Lu, lu@x.edu<br>TA: Co Nied, co@x.edu</p></body></html>"
+    )
+    got = _derived(html)
+    assert ("lines", ["Christian Kay", "Shu Liu", "Ak Utt"]) in [(t, e) for t, e, _ in got]
+    assert ("lines-head", ["Lu Lu", "Co Nied"]) in [(t, e) for t, e, _ in got]
+
+
+def test_tails_read_what_follows_the_first_comma():
+    from scrapy_boilerplate.entities.derive import tail_of
+
+    assert tail_of("Ann Lee, Acme University, Utopia") == "Acme University, Utopia"
+    assert tail_of("No comma") == ""
+    html = (
+        "<html><body><p><a href='/a'>Jo Chai</a>, Acme University<br>Na Sch, IT University"
+        "</p><ul><li>Al Bo, Big Labs</li><li>Cy Do, Small Labs</li></ul></body></html>"
+    )
+    got = [(t, e) for t, e, _ in _derived(html)]
+    assert ("lines-tail", ["Acme University", "IT University"]) in got
+    assert ("tail", ["Big Labs", "Small Labs"]) in got
