@@ -27,7 +27,7 @@ from lxml import etree
 
 from scrapy_boilerplate import extract, parse
 from scrapy_boilerplate.core import compiled as _compiled
-from scrapy_boilerplate.core import document
+from scrapy_boilerplate.core import document, language, metadata
 from scrapy_boilerplate.core.document import (
     JUSTEXT_REFERENCE_REMOVED,
     JUSTEXT_REFERENCE_UNWRAPPED,
@@ -450,6 +450,7 @@ TWINS = (
     document.justext_segment, document.find_removed, document._count_elements,
     document._utf8, document._count_tags, document._attributes_over,
     blocks_from_segments, cnr._tree_arrays, cnr.label_blocks, cnr._element_xpath,
+    metadata._attribute_candidates, language._ngram_counts,
 )  # fmt: skip
 
 
@@ -921,3 +922,60 @@ def test_utf8_at_the_boundaries(text: str) -> None:
         assert parse(f"<p>{text}</p>").root.findtext(".//p") == text.replace("\ud800", "\ufffd")
     else:
         assert _speedups.utf8(text) == expected
+
+
+#: Class / id / rel values the metadata's attribute scan must read as its Python twin does:
+#: any case, words inside longer names, characters outside ASCII (the Kelvin sign lower-cases
+#: to an ASCII "k"), empty values, namespaced attributes (not read), ``itemprop`` counted.
+_ATTRIBUTE_PAGE = """<html><body class="Post-DATE"><div id="x">
+<span class="ByLine">A</span><p class="AUTHOR-name" itemprop="author">B</p>
+<a rel="Author" href="/a">C</a><div class="">D</div><div class="\u212aelvin">E</div>
+<ul class="crumbs" id="BreadCrumb-trail"><li itemprop="name">F</li></ul>
+<i class="posted-on" itemprop="">G</i><b class="writerly">H</b><em class="autho r">I</em>
+<time class="t">J</time><!-- c --><div class="entry-Meta">K</div><u class="pub">L</u></div>
+</body></html>"""
+
+
+def _attribute_scans_agree(root: Any) -> tuple[int, list[Any]]:
+    words = metadata._ATTRIBUTE_WORD_LIST
+    compiled = _speedups.attribute_candidates(root, words)
+    python = metadata._attribute_candidates.python(root, words)
+    assert compiled[0] == python[0]
+    assert len(compiled[1]) == len(python[1])
+    assert all(a is b for a, b in zip(compiled[1], python[1], strict=True))
+    return compiled
+
+
+def test_attribute_candidates_equal_python() -> None:
+    """The compiled attribute scan finds the very elements the Python one finds, in order,
+    and counts the same ``itemprop`` elements: on a page of tricky values, below the top
+    element, on an XHTML tree with namespaced attributes, and on the fixture pages."""
+    root = parse(_ATTRIBUTE_PAGE).root
+    itemprops, found = _attribute_scans_agree(root)
+    assert itemprops == 3
+    assert [el.tag for el in found] == ["body", "span", "p", "a", "div", "ul", "i", "b", "div"]
+    _attribute_scans_agree(root.find(".//ul"))
+    _attribute_scans_agree(root.find(".//time"))  # a leaf: itself only
+    xhtml = etree.fromstring(
+        b'<html xmlns="http://www.w3.org/1999/xhtml" xmlns:x="urn:x"><body>'
+        b'<p x:class="author" class="byline" x:itemprop="a">t</p></body></html>'
+    )
+    assert _attribute_scans_agree(xhtml)[0] == 0
+    for path in sorted(PAGES.glob("*.html")):
+        _attribute_scans_agree(parse(path.read_bytes()).root)
+
+
+def test_ngram_counts_equal_python() -> None:
+    """The compiled walk of py3langid's automaton gives its Python walk's counts, in the
+    same order (the order the scores are summed in)."""
+    model = language._model()
+    tables = (model.nextmove, model.rowbase, model.output)
+    texts = ("", "a", "The quick brown fox jumps over the lazy dog " * 20,
+             "Der schnelle braune Fuchs springt über den faulen Hund",
+             "日本語のテキストです。", "Ελληνικά κείμενα", "\x00\xff")  # fmt: skip
+    for text in texts:
+        data = text.encode("utf-8", "replace")
+        compiled = _speedups.ngram_counts(*tables, data)
+        python = language._ngram_counts.python(*tables, data)
+        assert compiled == python
+        assert list((compiled or {}).items()) == list((python or {}).items())

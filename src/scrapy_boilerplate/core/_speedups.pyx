@@ -1699,3 +1699,116 @@ def utf8(str text):
     result = <object>p
     Py_DECREF(result)  # <object> took a reference of its own
     return result
+
+
+cdef bint _has_word(tree.xmlAttr* attr, const unsigned char** words, Py_ssize_t* lengths,
+                    Py_ssize_t count) except -1:
+    """Whether an attribute's value holds one of ``words`` (lower-case ASCII bytes), ASCII
+    letters of any case, or any byte outside ASCII (``metadata._attribute_candidates``'s
+    rule). A value that is not one plain text node is refused (:class:`Unsupported`)."""
+    cdef xmlNode* child = attr.children
+    if child is NULL:
+        return False  # an empty value
+    if child.next is not NULL or child.type != tree.XML_TEXT_NODE:
+        raise Unsupported("attribute value of several nodes")
+    cdef const unsigned char* value = <const unsigned char*>child.content
+    if value is NULL:
+        return False
+    cdef Py_ssize_t n = strlen(<const char*>value), i, j, k, m
+    cdef const unsigned char* word
+    cdef unsigned char ch, first
+    for i in range(n):
+        first = value[i]
+        if first >= 128:
+            return True
+        if 65 <= first <= 90:
+            first += 32
+        for k in range(count):
+            word = words[k]
+            m = lengths[k]
+            if word[0] != first or i + m > n:
+                continue
+            for j in range(1, m):
+                ch = value[i + j]
+                if 65 <= ch <= 90:
+                    ch += 32
+                if ch != word[j]:
+                    break
+            else:
+                return True
+    return False
+
+
+def attribute_candidates(root, tuple words):
+    """``metadata._attribute_candidates``, compiled: the elements of ``root``'s subtree
+    (``root`` included, in document order) whose ``class``, ``id`` or ``rel`` value holds
+    one of ``words`` (or a character outside ASCII), and the number of elements with an
+    ``itemprop``, by the tree's pointers: only the elements found get a proxy. Raises
+    :class:`Unsupported` on an entity reference or an attribute value of several nodes."""
+    cdef cetree._Element root_el = <cetree._Element?>root
+    cdef cetree._Document cdoc = root_el._doc
+    cdef xmlNode* top = root_el._c_node
+    cdef xmlNode* c = top
+    cdef tree.xmlAttr* attr
+    cdef Py_ssize_t itemprops = 0
+    cdef bint found
+    cdef list wanted = [bytes(w) for w in words]  # (keeps the bytes the pointers read)
+    cdef const unsigned char* word_at[32]
+    cdef Py_ssize_t word_length[32]
+    cdef Py_ssize_t count = len(wanted)
+    cdef list out = []
+    if count > 32:
+        raise Unsupported("over 32 words")
+    for i, w in enumerate(wanted):
+        word_at[i] = <const unsigned char*>(<bytes>w)
+        word_length[i] = len(<bytes>w)
+    if c is NULL or c.type != tree.XML_ELEMENT_NODE:
+        raise Unsupported("not an element")
+    while c is not NULL:
+        if c.type == tree.XML_ELEMENT_NODE:
+            attr = c.properties
+            found = False
+            while attr is not NULL:
+                if attr.ns is NULL:
+                    if _name_is(attr.name, "itemprop"):
+                        itemprops += 1
+                    elif not found and (
+                        _name_is(attr.name, "class")
+                        or _name_is(attr.name, "id")
+                        or _name_is(attr.name, "rel")
+                    ):
+                        found = _has_word(attr, word_at, word_length, count)
+                attr = attr.next
+            if found:
+                out.append(cetree.elementFactory(cdoc, c))
+            if c.children is not NULL:
+                c = c.children
+                continue
+        elif c.type == tree.XML_ENTITY_REF_NODE:
+            raise Unsupported("entity reference")
+        if c is top:
+            break
+        while c.next is NULL:
+            c = c.parent
+            if c is top or c is NULL:
+                return itemprops, out
+        c = c.next
+    return itemprops, out
+
+
+def ngram_counts(const unsigned int[:] nextmove, const unsigned int[:] rowbase,
+                 const int[:] output, const unsigned char[:] data):
+    """``language._ngram_counts``, compiled: py3langid's walk of its byte n-gram automaton
+    over ``data`` (``langid.visit_counts``), in C. ``{feature: count}`` in the order the
+    features are first met (as ``collections.Counter`` gives them), or None for none."""
+    cdef Py_ssize_t i, n = data.shape[0]
+    cdef unsigned int state = 0
+    cdef int f
+    cdef dict counts = {}
+    for i in range(n):
+        state = nextmove[rowbase[state] + data[i]]
+        f = output[state]
+        if f >= 0:
+            key = f
+            counts[key] = counts.get(key, 0) + 1
+    return counts or None

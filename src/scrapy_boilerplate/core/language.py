@@ -18,7 +18,10 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from array import array
 from typing import Any
+
+from scrapy_boilerplate.core import compiled as _compiled
 
 #: Characters of text read at most (the first ones, after digits and punctuation are
 #: dropped): enough for a confident answer, and a bound on the time of a large page.
@@ -108,11 +111,13 @@ class _Model:
 
         ident = langid.LanguageIdentifier.from_model_file(langid.MODEL_FILE)
         self.np = np
-        self.walk = langid.visit_counts
+        # typed arrays: the compiled walk reads them in place (the Python one indexes them)
         self.nextmove, self.rowbase, self.output = (
-            ident.tk_nextmove,
-            [r << 8 for r in ident.tk_row],
-            ident.tk_output,
+            ident.tk_nextmove
+            if ident.tk_nextmove.typecode == "I"
+            else array("I", ident.tk_nextmove),
+            array("I", [r << 8 for r in ident.tk_row]),
+            array("i", ident.tk_output),
         )
         self.table = np.ascontiguousarray(ident.nb_ptc)
         self.prior = np.asarray(ident.nb_pc, dtype=np.float32)
@@ -128,7 +133,7 @@ class _Model:
     def classify(self, data: bytes) -> tuple[str | None, float]:
         """(code, probability) of UTF-8 ``data``; (None, 0.0) when it has no n-gram."""
         np = self.np
-        visits = self.walk(self.nextmove, self.rowbase, self.output, data)
+        visits = _ngram_counts(self.nextmove, self.rowbase, self.output, data)
         if not visits:
             return None, 0.0
         rows = np.fromiter(visits.keys(), dtype=np.intp, count=len(visits))
@@ -139,6 +144,17 @@ class _Model:
         probs = np.exp(scores - scores.max()) @ self.fold
         best = int(probs.argmax())
         return self.codes[best], float(probs[best] / probs.sum())
+
+
+@_compiled.twin("ngram_counts")
+def _ngram_counts(nextmove: Any, rowbase: Any, output: Any, data: bytes) -> dict[int, int] | None:
+    """py3langid's n-gram features of ``data`` and their counts (``{feature: count}``, in
+    the order first met; None for none): its own walk of its byte automaton
+    (``langid.visit_counts``, a Python loop over the bytes). The compiled
+    ``_speedups.ngram_counts`` is the same walk in C."""
+    from py3langid import langid
+
+    return langid.visit_counts(nextmove, rowbase, output, data)
 
 
 def _model() -> _Model:

@@ -29,6 +29,7 @@ from urllib.parse import urljoin, urlsplit
 import lxml.etree as etree
 from lxml.html import HtmlElement
 
+from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.core.language import normalize_language, page_language
 
@@ -200,6 +201,9 @@ _TEXT_DATE = re.compile(
 )
 #: Any of the class / id words the attributes pass looks for (one search per element).
 _ATTRIBUTE_WORDS = re.compile("author|byline|writer|breadcrumb|" + _DATE_CLASS.pattern)
+#: Those words, for the scan that picks the elements the pass reads (plain words: the
+#: pattern is an alternation of literals).
+_ATTRIBUTE_WORD_LIST = tuple(w.encode() for w in _ATTRIBUTE_WORDS.pattern.split("|"))
 _SCANNED_TAGS = ("meta", "link", "title", "base", "script", "h1", "time")
 _NOT_BYLINES = frozenset({"meta", "link", "script", "style", "body", "html", "head", "img"})
 _PUBLISHING_TYPES = frozenset({"article", "forum"})
@@ -312,6 +316,34 @@ def _element_text(el: Any, limit: int = MAX_TEXT_CHARS) -> str | None:
     return _clean("".join(parts), limit)
 
 
+@_compiled.twin("attribute_candidates")
+def _attribute_candidates(root: Any, words: tuple[bytes, ...]) -> tuple[int, list[Any]]:
+    """The elements of ``root``'s subtree (``root`` included, in document order) whose
+    ``class``, ``id`` or ``rel`` value holds one of ``words`` (lower-case ASCII) in ASCII
+    letters of any case, or has a character outside ASCII; and the number of elements with
+    an ``itemprop``. Every element the attributes pass keeps is among them (an ASCII
+    value's ``lower()`` is its ASCII lower case, and every other value is taken), so the
+    pass reads these only. The compiled ``_speedups.attribute_candidates`` walks
+    libxml2's tree and makes a proxy for the elements found only."""
+    texts = tuple(w.decode() for w in words)
+    itemprops = 0
+    out: list[Any] = []
+    for n, el in enumerate(root.iter(etree.Element)):
+        if n % 4096 == 0:
+            check()
+        attributes = el.attrib
+        if not attributes:
+            continue
+        if "itemprop" in attributes:
+            itemprops += 1
+        for name in ("class", "id", "rel"):
+            value = attributes.get(name)
+            if value and (not value.isascii() or any(w in value.lower() for w in texts)):
+                out.append(el)
+                break
+    return itemprops, out
+
+
 class _Reader:
     """The page's metadata sources, read once, and the choice of each field from them."""
 
@@ -379,21 +411,18 @@ class _Reader:
                     self.times.append(value)
 
     def _attributes_pass(self) -> None:
-        """One walk over every element for what only class / id attributes tell: bylines,
-        breadcrumb trails, and whether the page has microdata (``itemprop``). Done when a
-        field needs it, since most pages' structured data or meta tags say enough."""
+        """One scan of every element (:func:`_attribute_candidates`) for what only class /
+        id attributes tell: bylines, breadcrumb trails, and whether the page has microdata
+        (``itemprop``). Done when a field needs it, since most pages' structured data or
+        meta tags say enough."""
         if self._passed:
             return
         self._passed = True
-        n = 0
-        for n, el in enumerate(self.doc.root.iter(etree.Element)):
+        self.itemprops, candidates = _attribute_candidates(self.doc.root, _ATTRIBUTE_WORD_LIST)
+        for n, el in enumerate(candidates):
             if n % 4096 == 0:
                 check()
             attributes = el.attrib
-            if not attributes:
-                continue
-            if "itemprop" in attributes:
-                self.itemprops += 1
             names = attributes.get("class") or ""
             if "id" in attributes or "rel" in attributes:
                 names = f"{names} {attributes.get('id') or ''} {attributes.get('rel') or ''}"
