@@ -27,7 +27,7 @@ from lxml import etree
 
 from scrapy_boilerplate import extract, parse
 from scrapy_boilerplate.core import compiled as _compiled
-from scrapy_boilerplate.core import document, language, metadata
+from scrapy_boilerplate.core import document, language, metadata, render
 from scrapy_boilerplate.core.document import (
     JUSTEXT_REFERENCE_REMOVED,
     JUSTEXT_REFERENCE_UNWRAPPED,
@@ -450,7 +450,7 @@ TWINS = (
     document.justext_segment, document.find_removed, document._count_elements,
     document._utf8, document._count_tags, document._attributes_over,
     blocks_from_segments, cnr._tree_arrays, cnr.label_blocks, cnr._element_xpath,
-    metadata._attribute_candidates, language._ngram_counts,
+    metadata._attribute_candidates, language._ngram_counts, render._image_walk,
 )  # fmt: skip
 
 
@@ -979,3 +979,48 @@ def test_ngram_counts_equal_python() -> None:
         python = language._ngram_counts.python(*tables, data)
         assert compiled == python
         assert list((compiled or {}).items()) == list((python or {}).items())
+
+
+#: Images where main_html's rule has cases: next to content text or not, inside an element
+#: below ``<body>`` or straight in it, hidden text, a dropped subtree, a comment's tail.
+_IMAGE_PAGE = """<html><head><title>t</title></head><body>
+<img src="/top.png"><p>Intro paragraph with enough words to be content.</p>
+<img src="/after-intro.png" alt=" an  image ">
+<div class="post"><h1>Title of the post</h1><!-- c -->tail of a comment
+<p>First paragraph of the article, long enough to count.<img src="a.png"></p>
+<figure><img data-src="//cdn.example.com/b.png"><figcaption>A caption</figcaption></figure>
+<script>var x = "<img src=x.png>";</script><div hidden><img src="/hidden.png">Hidden</div>
+<p>Second paragraph of the article, long enough as well.</p><img src="javascript:x">
+<ul><li>Share</li><li><img src="/icon.png">Tweet</li></ul></div>
+<footer><img src="/logo.png">Copyright</footer></body></html>"""
+
+
+def test_image_walk_equals_python() -> None:
+    """The compiled image walk gives its Python twin's text nodes and images (read from
+    main_html's walk) on a page of cases, below ``<body>`` and on the whole page, and
+    content_images agrees with main_html's images on the fixture pages."""
+    pages = [_IMAGE_PAGE.encode(), *(p.read_bytes() for p in sorted(PAGES.glob("*.html")))]
+    for html in pages:
+        doc = parse(html, url="https://example.com/a/b.html")
+        result = extract(doc, "justext")
+        for block in result.blocks:  # a short page: its paragraphs made content here
+            block.label = "boilerplate" if len(block.text) < 12 else "content"
+        body = doc.root.find("body")
+        for top in (doc.root, body, body.find("div") if body is not None else None):
+            if top is None:
+                continue
+            compiled = _speedups.image_walk(
+                top, doc.removed, render.DROPPED_TAGS, document.REMOVED_TAGS,
+                document.LEAF_SKIPPED_TAGS, 0,
+            )  # fmt: skip
+            python = render._image_walk.python(doc, result, top, 0)
+            assert compiled[:2] == python[:2]
+            assert [r[1:] for r in compiled[2]] == [r[1:] for r in python[2]]
+            assert all(a[0] is b[0] for a, b in zip(compiled[2], python[2], strict=True))
+        images = render.content_images(doc, result)
+        if html is pages[0]:
+            assert [i["url"] for i in images] == [
+                "https://example.com/a/a.png", "https://cdn.example.com/b.png",
+            ]  # fmt: skip
+        render.main_html(doc, result)  # the walk main_html reads, cached: read by both now
+        assert render.content_images(doc, result) == images

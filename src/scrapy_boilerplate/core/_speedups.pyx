@@ -1702,7 +1702,7 @@ def utf8(str text):
 
 
 cdef bint _has_word(tree.xmlAttr* attr, const unsigned char** words, Py_ssize_t* lengths,
-                    Py_ssize_t count) except -1:
+                    Py_ssize_t count, const unsigned char* starts) except -1:
     """Whether an attribute's value holds one of ``words`` (lower-case ASCII bytes), ASCII
     letters of any case, or any byte outside ASCII (``metadata._attribute_candidates``'s
     rule). A value that is not one plain text node is refused (:class:`Unsupported`)."""
@@ -1721,6 +1721,8 @@ cdef bint _has_word(tree.xmlAttr* attr, const unsigned char** words, Py_ssize_t*
         first = value[i]
         if first >= 128:
             return True
+        if not starts[first]:  # no word starts with this letter
+            continue
         if 65 <= first <= 90:
             first += 32
         for k in range(count):
@@ -1757,11 +1759,17 @@ def attribute_candidates(root, tuple words):
     cdef Py_ssize_t word_length[32]
     cdef Py_ssize_t count = len(wanted)
     cdef list out = []
+    cdef unsigned char starts[256]  # the first letters of the words, in either case
     if count > 32:
         raise Unsupported("over 32 words")
+    memset(starts, 0, 256)
     for i, w in enumerate(wanted):
         word_at[i] = <const unsigned char*>(<bytes>w)
         word_length[i] = len(<bytes>w)
+        if word_length[i] == 0 or not 97 <= word_at[i][0] <= 122:
+            raise Unsupported("a word that is not lower-case ASCII")
+        starts[word_at[i][0]] = 1
+        starts[word_at[i][0] - 32] = 1
     if c is NULL or c.type != tree.XML_ELEMENT_NODE:
         raise Unsupported("not an element")
     while c is not NULL:
@@ -1777,7 +1785,7 @@ def attribute_candidates(root, tuple words):
                         or _name_is(attr.name, "id")
                         or _name_is(attr.name, "rel")
                     ):
-                        found = _has_word(attr, word_at, word_length, count)
+                        found = _has_word(attr, word_at, word_length, count, starts)
                 attr = attr.next
             if found:
                 out.append(cetree.elementFactory(cdoc, c))
@@ -1812,3 +1820,131 @@ def ngram_counts(const unsigned int[:] nextmove, const unsigned int[:] rowbase,
             key = f
             counts[key] = counts.get(key, 0) + 1
     return counts or None
+
+
+cdef enum:
+    _I_DROPPED = 1  # never entered (render.DROPPED_TAGS)
+    _I_REMOVED = 2  # not entered when the document removed it (document.REMOVED_TAGS)
+    _I_LEAF = 4  # its text is hidden text (document.LEAF_SKIPPED_TAGS)
+    _I_IMG = 8
+    _I_BR = 16
+    _I_PAGE = 32  # html or body: holds the page, not the content
+
+
+def image_walk(top, removed, dropped, removed_tags, leaf_skipped, Py_ssize_t hidden_depth):
+    """``render._image_walk``, compiled: ``render._Plan.walk``'s text nodes of ``top``'s
+    subtree (the strings, and whether each is hidden text) and its images, each with the
+    number of text nodes before it and the text nodes inside its outermost ancestor below
+    ``top`` that is neither ``html`` nor ``body`` (``(-1, -1)``: none), in one pass over
+    libxml2's pointers: proxies only for the images. ``hidden_depth``: the hiding
+    elements above ``top``. Raises :class:`Unsupported` on an entity reference."""
+    cdef cetree._Element top_el = <cetree._Element?>top
+    cdef cetree._Document cdoc = top_el._doc
+    cdef xmlNode* c_top = top_el._c_node
+    cdef xmlNode* c = c_top
+    cdef xmlNode* nxt
+    cdef xmlNode* skipped = NULL
+    if c is NULL or c.type != tree.XML_ELEMENT_NODE:
+        raise Unsupported("top is not an element")
+    cdef size_t removed_size = 8
+    while removed_size < 2 * <size_t>len(removed) + 2:
+        removed_size *= 2
+    removed_table = bytearray(removed_size * sizeof(xmlNode*))
+    cdef xmlNode** removed_nodes = <xmlNode**><char*>removed_table
+    cdef size_t removed_mask = removed_size - 1
+    for item in removed:
+        if isinstance(item, cetree._Element) and (<cetree._Element>item)._c_node is not NULL:
+            _ptr_set_add(removed_nodes, removed_mask, (<cetree._Element>item)._c_node)
+    cdef _NameSlot name_slots[_NAME_SLOTS]
+    memset(name_slots, 0, sizeof(name_slots))
+    cdef _NameSlot* slot
+    cdef list names = []
+    cdef list texts = []
+    cdef bytearray hidden = bytearray()
+    cdef list images = []  # [element, texts before, outer's first, outer's end]
+    cdef list pending = []  # images waiting for their outer ancestor's end
+    cdef list hiding = []  # per open element: whether it hides its text
+    cdef Py_ssize_t outer_level = -1, outer_first = -1, level
+    cdef int flags
+    cdef bint is_end = False, is_hidden
+    while True:
+        if not is_end:
+            if c.type == tree.XML_ELEMENT_NODE:
+                slot = NULL
+                if c.ns is NULL:
+                    slot = _name_slot(name_slots, c.name)
+                if slot is not NULL and slot.name is not NULL:
+                    flags = slot.flags
+                else:
+                    tag = cetree.elementFactory(cdoc, c).tag.lower()
+                    if tag[0] == "{":
+                        tag = tag[tag.find("}") + 1 :]
+                    flags = (
+                        (_I_DROPPED if tag in dropped else 0)
+                        | (_I_REMOVED if tag in removed_tags else 0)
+                        | (_I_LEAF if tag in leaf_skipped else 0)
+                        | (_I_IMG if tag == "img" else 0)
+                        | (_I_BR if tag == "br" else 0)
+                        | (_I_PAGE if tag == "html" or tag == "body" else 0)
+                    )
+                    if slot is not NULL:
+                        names.append(tag)
+                        slot.name = c.name
+                        slot.flags = flags
+                if flags & _I_DROPPED or (
+                    flags & _I_REMOVED and _ptr_set_has(removed_nodes, removed_mask, c)
+                ):
+                    skipped = c
+                    is_end = True
+                    continue
+                is_hidden = (
+                    flags & _I_LEAF != 0 or _ptr_set_has(removed_nodes, removed_mask, c)
+                )
+                hiding.append(is_hidden)
+                hidden_depth += is_hidden
+                if flags & _I_IMG:
+                    record = [cetree.elementFactory(cdoc, c), len(texts), -1, -1]
+                    images.append(record)
+                    if outer_level >= 0:
+                        record[2] = outer_first
+                        pending.append(record)
+                elif not flags & (_I_BR | _I_PAGE) and outer_level < 0:
+                    outer_level = len(hiding)
+                    outer_first = len(texts)
+                if not _blank_run(c.children):
+                    text = cetree.textOf(c)
+                    if _has_text(text):
+                        texts.append(text)
+                        hidden.append(1 if hidden_depth else 0)
+                nxt = _first_walked(c.children)
+                if nxt is not NULL:
+                    c = nxt
+                    continue
+                is_end = True
+                continue
+            # a comment or a PI: its tail (below top, always inside an open element)
+        elif c is skipped:
+            skipped = NULL
+        else:
+            level = len(hiding)
+            hidden_depth -= <bint>hiding.pop()
+            if level == outer_level:
+                for record in pending:
+                    record[3] = len(texts)
+                pending = []
+                outer_level = -1
+        if hiding and not _blank_run(c.next):
+            text = cetree.tailOf(c)
+            if _has_text(text):
+                texts.append(text)
+                hidden.append(1 if hidden_depth else 0)
+        if c is c_top:
+            break
+        nxt = _first_walked(c.next)
+        if nxt is not NULL:
+            c = nxt
+            is_end = False
+        else:
+            c = c.parent
+            is_end = True
+    return texts, hidden, [tuple(r) for r in images]
