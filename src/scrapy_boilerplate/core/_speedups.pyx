@@ -513,6 +513,14 @@ cdef xmlNode* _first_walked(xmlNode* c) except? NULL:
     return NULL
 
 
+cdef inline xmlNode* _walk_next(xmlNode* c, bint* is_end) except? NULL:
+    """The walk's next step after ``c``: its following sibling's "start" (or event), else
+    its parent's "end" (``is_end`` says which)."""
+    cdef xmlNode* nxt = _first_walked(c.next)
+    is_end[0] = nxt is NULL
+    return c.parent if nxt is NULL else nxt
+
+
 @cython.no_gc
 @cython.final
 cdef class _Para:
@@ -688,6 +696,23 @@ cdef inline bint _ptr_set_has(xmlNode** table, size_t mask, xmlNode* node) noexc
     return False
 
 
+cdef bytearray _node_set(elements, size_t* mask):
+    """``elements`` by their libxml2 node, an open-addressing table for
+    :func:`_ptr_set_has` (at most half full; ``mask`` set to its size less one): membership
+    without a proxy per element (an element's proxy is unique while it lives, so this is
+    ``el in elements``)."""
+    cdef size_t size = 8
+    while size < 2 * <size_t>len(elements) + 2:
+        size *= 2
+    table = bytearray(size * sizeof(xmlNode*))
+    cdef xmlNode** nodes = <xmlNode**><char*>table
+    mask[0] = size - 1
+    for item in elements:
+        if isinstance(item, cetree._Element) and (<cetree._Element>item)._c_node is not NULL:
+            _ptr_set_add(nodes, mask[0], (<cetree._Element>item)._c_node)
+    return table
+
+
 @cython.final
 cdef class NodeElements:
     """Elements recorded on the compiled walk (by a :class:`WalkRecorder`), each found in
@@ -825,16 +850,9 @@ def justext_segment(root, removed, unwrapped=frozenset(), recorder=None, block_t
         raise Unsupported("root is not an element")
 
     # the removed elements by their libxml2 node: membership without a proxy per element
-    # (an element's proxy is unique while it lives, so this is ``el in removed``)
-    cdef size_t removed_size = 8
-    while removed_size < 2 * <size_t>len(removed) + 2:
-        removed_size *= 2
-    removed_table = bytearray(removed_size * sizeof(xmlNode*))
+    cdef size_t removed_mask
+    removed_table = _node_set(removed, &removed_mask)
     cdef xmlNode** removed_nodes = <xmlNode**><char*>removed_table
-    cdef size_t removed_mask = removed_size - 1
-    for item in removed:
-        if isinstance(item, cetree._Element) and (<cetree._Element>item)._c_node is not NULL:
-            _ptr_set_add(removed_nodes, removed_mask, (<cetree._Element>item)._c_node)
 
     cdef _Walk w = _Walk()
     w.blocks = []
@@ -1048,13 +1066,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), recorder=None, block_t
         # next: the following sibling's "start" / event, else the parent's "end"
         if c is c_root:
             break
-        nxt = _first_walked(c.next)
-        if nxt is not NULL:
-            c = nxt
-            is_end = False
-        else:
-            c = c.parent
-            is_end = True
+        c = _walk_next(c, &is_end)
     w.close(para)
     if rec is not None:
         rec.finish(root)
@@ -1846,15 +1858,9 @@ def image_walk(top, removed, dropped, removed_tags, leaf_skipped, Py_ssize_t hid
     cdef xmlNode* skipped = NULL
     if c is NULL or c.type != tree.XML_ELEMENT_NODE:
         raise Unsupported("top is not an element")
-    cdef size_t removed_size = 8
-    while removed_size < 2 * <size_t>len(removed) + 2:
-        removed_size *= 2
-    removed_table = bytearray(removed_size * sizeof(xmlNode*))
+    cdef size_t removed_mask
+    removed_table = _node_set(removed, &removed_mask)
     cdef xmlNode** removed_nodes = <xmlNode**><char*>removed_table
-    cdef size_t removed_mask = removed_size - 1
-    for item in removed:
-        if isinstance(item, cetree._Element) and (<cetree._Element>item)._c_node is not NULL:
-            _ptr_set_add(removed_nodes, removed_mask, (<cetree._Element>item)._c_node)
     cdef _NameSlot name_slots[_NAME_SLOTS]
     memset(name_slots, 0, sizeof(name_slots))
     cdef _NameSlot* slot
@@ -1916,11 +1922,10 @@ def image_walk(top, removed, dropped, removed_tags, leaf_skipped, Py_ssize_t hid
                     if _has_text(text):
                         texts.append(text)
                         hidden.append(1 if hidden_depth else 0)
-                nxt = _first_walked(c.children)
-                if nxt is not NULL:
+                nxt = _first_walked(c.children)  # descend, or its "end" next
+                is_end = nxt is NULL
+                if not is_end:
                     c = nxt
-                    continue
-                is_end = True
                 continue
             # a comment or a PI: its tail (below top, always inside an open element)
         elif c is skipped:
@@ -1940,11 +1945,5 @@ def image_walk(top, removed, dropped, removed_tags, leaf_skipped, Py_ssize_t hid
                 hidden.append(1 if hidden_depth else 0)
         if c is c_top:
             break
-        nxt = _first_walked(c.next)
-        if nxt is not NULL:
-            c = nxt
-            is_end = False
-        else:
-            c = c.parent
-            is_end = True
+        c = _walk_next(c, &is_end)
     return texts, hidden, [tuple(r) for r in images]
