@@ -451,6 +451,7 @@ TWINS = (
     document._utf8, document._count_tags, document._attributes_over,
     blocks_from_segments, cnr._tree_arrays, cnr.label_blocks, cnr._element_xpath,
     metadata._attribute_candidates, language._ngram_counts, render._image_walk,
+    document.elements_named,
 )  # fmt: skip
 
 
@@ -1024,3 +1025,23 @@ def test_image_walk_equals_python() -> None:
             ]  # fmt: skip
         render.main_html(doc, result)  # the walk main_html reads, cached: read by both now
         assert render.content_images(doc, result) == images
+
+
+def test_elements_named_equals_lxml() -> None:
+    """The compiled name filter finds what ``root.iter(*names)`` finds (``"{*}name"`` with
+    any_namespace): case-sensitive names, no namespace or any, ``root`` itself included."""
+    xhtml = etree.fromstring(
+        b'<html xmlns="http://www.w3.org/1999/xhtml" xmlns:x="urn:x"><head><meta name="a"/>'
+        b"<base/><x:base/></head><body><META/><h1>t</h1><time/></body></html>"
+    )
+    roots = [xhtml, parse(_ATTRIBUTE_PAGE).root, *(parse(p.read_bytes()).root
+             for p in sorted(PAGES.glob("*.html")))]  # fmt: skip
+    for root in roots:
+        for names in ((b"meta", b"base", b"h1", b"time"), (b"html",), (b"base",), (b"title",)):
+            for anywhere in (False, True):
+                compiled = _speedups.elements_named(root, names, anywhere)
+                python = document.elements_named.python(root, names, anywhere)
+                assert len(compiled) == len(python)
+                assert all(a is b for a, b in zip(compiled, python, strict=True))
+    assert len(_speedups.elements_named(xhtml, (b"base",), True)) == 2
+    assert _speedups.elements_named(xhtml, (b"base", b"meta"), False) == []

@@ -1947,3 +1947,43 @@ def image_walk(top, removed, dropped, removed_tags, leaf_skipped, Py_ssize_t hid
             break
         c = _walk_next(c, &is_end)
     return texts, hidden, [tuple(r) for r in images]
+
+
+def elements_named(root, tuple names, bint any_namespace=False):
+    """``document.elements_named``, compiled: the elements of ``root``'s subtree (``root``
+    included, in document order) whose libxml2 name is one of ``names`` (bytes, compared
+    exactly), without a namespace unless ``any_namespace``; a proxy for those only."""
+    cdef cetree._Element root_el = <cetree._Element?>root
+    cdef cetree._Document cdoc = root_el._doc
+    cdef xmlNode* top = root_el._c_node
+    cdef xmlNode* c = top
+    cdef list wanted = [bytes(n) for n in names]  # (keeps the bytes the pointers read)
+    cdef const char* name_at[16]
+    cdef Py_ssize_t count = len(wanted), k
+    cdef list out = []
+    if count > 16:
+        raise Unsupported("over 16 names")
+    for k in range(count):
+        name_at[k] = <const char*>(<bytes>wanted[k])
+    if c is NULL or c.type != tree.XML_ELEMENT_NODE:
+        raise Unsupported("not an element")
+    while c is not NULL:
+        if c.type == tree.XML_ELEMENT_NODE:
+            if any_namespace or c.ns is NULL:
+                for k in range(count):
+                    if name_at[k][0] == c.name[0] and strcmp(name_at[k], <const char*>c.name) == 0:
+                        out.append(cetree.elementFactory(cdoc, c))
+                        break
+            if c.children is not NULL:
+                c = c.children
+                continue
+        elif c.type == tree.XML_ENTITY_REF_NODE:
+            raise Unsupported("entity reference")
+        if c is top:
+            break
+        while c.next is NULL:
+            c = c.parent
+            if c is top or c is NULL:
+                return out
+        c = c.next
+    return out

@@ -31,6 +31,7 @@ from lxml.html import HtmlElement
 
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.document import elements_named
 from scrapy_boilerplate.core.language import normalize_language, page_language
 
 if TYPE_CHECKING:
@@ -204,7 +205,7 @@ _ATTRIBUTE_WORDS = re.compile("author|byline|writer|breadcrumb|" + _DATE_CLASS.p
 #: Those words, for the scan that picks the elements the pass reads (plain words: the
 #: pattern is an alternation of literals).
 _ATTRIBUTE_WORD_LIST = tuple(w.encode() for w in _ATTRIBUTE_WORDS.pattern.split("|"))
-_SCANNED_TAGS = ("meta", "link", "title", "base", "script", "h1", "time")
+_SCANNED_TAGS = (b"meta", b"link", b"title", b"base", b"script", b"h1", b"time")
 _NOT_BYLINES = frozenset({"meta", "link", "script", "style", "body", "html", "head", "img"})
 _PUBLISHING_TYPES = frozenset({"article", "forum"})
 
@@ -371,8 +372,8 @@ class _Reader:
         root = self.doc.root
         removed = self.doc.removed
         base_set = False
-        # lxml filters by tag in C: only these elements reach Python
-        for n, el in enumerate(root.iter(*_SCANNED_TAGS)):
+        # found in C: only these elements reach Python
+        for n, el in enumerate(elements_named(root, _SCANNED_TAGS)):
             if n % 1024 == 0:
                 check()
             tag = el.tag

@@ -43,6 +43,7 @@ from scrapy_boilerplate.core.document import (
     REMOVED_TAGS,
     SECTION_BLOCK_TAGS,
     Document,
+    elements_named,
 )
 from scrapy_boilerplate.core.result import CONTENT, Block, Extraction
 
@@ -726,7 +727,9 @@ class _Plan:
         """The page's URL (from the document or the result) and its ``<base href>``."""
         page = self.doc.url or self.result.url
         page = _Urls(None).absolute(page, IMAGE_SCHEMES) if page else None
-        for base in self.doc.root.iter("base", "{*}base"):  # the first with an href counts
+        for base in elements_named(
+            self.doc.root, (b"base",), any_namespace=True
+        ):  # the first with an href counts
             href = base.get("href")
             if href is not None:
                 joined = _Urls(page).absolute(href, IMAGE_SCHEMES)
