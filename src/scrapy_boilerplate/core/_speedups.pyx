@@ -1801,18 +1801,9 @@ def attribute_candidates(root, tuple words):
                 attr = attr.next
             if found:
                 out.append(cetree.elementFactory(cdoc, c))
-            if c.children is not NULL:
-                c = c.children
-                continue
         elif c.type == tree.XML_ENTITY_REF_NODE:
             raise Unsupported("entity reference")
-        if c is top:
-            break
-        while c.next is NULL:
-            c = c.parent
-            if c is top or c is NULL:
-                return itemprops, out
-        c = c.next
+        c = _preorder_next(c, top)
     return itemprops, out
 
 
@@ -1974,16 +1965,7 @@ def elements_named(root, tuple names, bint any_namespace=False):
                     if name_at[k][0] == c.name[0] and strcmp(name_at[k], <const char*>c.name) == 0:
                         out.append(cetree.elementFactory(cdoc, c))
                         break
-            if c.children is not NULL:
-                c = c.children
-                continue
         elif c.type == tree.XML_ENTITY_REF_NODE:
             raise Unsupported("entity reference")
-        if c is top:
-            break
-        while c.next is NULL:
-            c = c.parent
-            if c is top or c is NULL:
-                return out
-        c = c.next
+        c = _preorder_next(c, top)
     return out
