@@ -1714,7 +1714,7 @@ def utf8(str text):
 
 
 cdef bint _has_word(tree.xmlAttr* attr, const unsigned char** words, Py_ssize_t* lengths,
-                    Py_ssize_t count, const unsigned char* starts) except -1:
+                    const unsigned char* starts, const unsigned char* by_first) except -1:
     """Whether an attribute's value holds one of ``words`` (lower-case ASCII bytes), ASCII
     letters of any case, or any byte outside ASCII (``metadata._attribute_candidates``'s
     rule). A value that is not one plain text node is refused (:class:`Unsupported`)."""
@@ -1726,7 +1726,7 @@ cdef bint _has_word(tree.xmlAttr* attr, const unsigned char** words, Py_ssize_t*
     cdef const unsigned char* value = <const unsigned char*>child.content
     if value is NULL:
         return False
-    cdef Py_ssize_t n = strlen(<const char*>value), i, j, k, m
+    cdef Py_ssize_t n = strlen(<const char*>value), i, j, k, m, w
     cdef const unsigned char* word
     cdef unsigned char ch, first
     for i in range(n):
@@ -1737,10 +1737,11 @@ cdef bint _has_word(tree.xmlAttr* attr, const unsigned char** words, Py_ssize_t*
             continue
         if 65 <= first <= 90:
             first += 32
-        for k in range(count):
-            word = words[k]
-            m = lengths[k]
-            if word[0] != first or i + m > n:
+        for k in range(starts[first]):  # the words that start with it (by_first: 4 a letter)
+            w = by_first[4 * first + k]
+            word = words[w]
+            m = lengths[w]
+            if i + m > n:
                 continue
             for j in range(1, m):
                 ch = value[i + j]
@@ -1771,7 +1772,10 @@ def attribute_candidates(root, tuple words):
     cdef Py_ssize_t word_length[32]
     cdef Py_ssize_t count = len(wanted)
     cdef list out = []
-    cdef unsigned char starts[256]  # the first letters of the words, in either case
+    # per letter (either case): how many words start with it, and (lower case) which
+    cdef unsigned char starts[256]
+    cdef unsigned char by_first[1024]
+    cdef unsigned char first
     if count > 32:
         raise Unsupported("over 32 words")
     memset(starts, 0, 256)
@@ -1780,8 +1784,12 @@ def attribute_candidates(root, tuple words):
         word_length[i] = len(<bytes>w)
         if word_length[i] == 0 or not 97 <= word_at[i][0] <= 122:
             raise Unsupported("a word that is not lower-case ASCII")
-        starts[word_at[i][0]] = 1
-        starts[word_at[i][0] - 32] = 1
+        first = word_at[i][0]
+        if starts[first] == 4:
+            raise Unsupported("over 4 words start with one letter")
+        by_first[4 * first + starts[first]] = i
+        starts[first] += 1
+        starts[first - 32] = starts[first]
     if c is NULL or c.type != tree.XML_ELEMENT_NODE:
         raise Unsupported("not an element")
     while c is not NULL:
@@ -1797,7 +1805,7 @@ def attribute_candidates(root, tuple words):
                         or _name_is(attr.name, "id")
                         or _name_is(attr.name, "rel")
                     ):
-                        found = _has_word(attr, word_at, word_length, count, starts)
+                        found = _has_word(attr, word_at, word_length, starts, by_first)
                 attr = attr.next
             if found:
                 out.append(cetree.elementFactory(cdoc, c))

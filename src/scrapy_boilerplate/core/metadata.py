@@ -364,6 +364,8 @@ class _Reader:
         self.date_elements: list[Any] = []
         self._passed = False
         self._microdata: list[tuple[dict[str, Any], str]] | None = None
+        self._items: list[tuple[dict[str, Any], str]] | None = None
+        self._main_items: list[tuple[dict[str, Any], str]] | None = None
         self._scan()
         self.jsonld = self._jsonld()
 
@@ -492,9 +494,12 @@ class _Reader:
     def items(self) -> list[tuple[dict[str, Any], str]]:
         """The structured data: JSON-LD's items, or microdata's where JSON-LD says nothing
         of the page's main thing."""
-        if any(rank < 2 for rank, _ in _ranked(self.jsonld)):
-            return self.jsonld
-        return self.jsonld + self.microdata()
+        if self._items is None:
+            if any(rank < 2 for rank, _ in _ranked(self.jsonld)):
+                self._items = self.jsonld
+            else:
+                self._items = self.jsonld + self.microdata()
+        return self._items
 
     # -- helpers
     def first_meta(self, keys: Iterable[str]) -> tuple[str, str] | None:
@@ -506,8 +511,11 @@ class _Reader:
         return None
 
     def main_items(self) -> list[tuple[dict[str, Any], str]]:
-        """Items about the page's main thing first (articles, products...), then pages."""
-        return [pair for _, pair in _ranked(self.items)]
+        """Items about the page's main thing first (articles, products...), then pages
+        (ranked once: every field reads them)."""
+        if self._main_items is None:
+            self._main_items = [pair for _, pair in _ranked(self.items)]
+        return self._main_items
 
     def item_value(self, keys: Iterable[str], ranks: int = 2) -> tuple[Any, str] | None:
         keys = tuple(keys)
