@@ -205,6 +205,10 @@ _ATTRIBUTE_WORDS = re.compile("author|byline|writer|breadcrumb|" + _DATE_CLASS.p
 #: Those words, for the scan that picks the elements the pass reads (plain words: the
 #: pattern is an alternation of literals).
 _ATTRIBUTE_WORD_LIST = tuple(w.encode() for w in _ATTRIBUTE_WORDS.pattern.split("|"))
+#: An absolute http(s) URL that ``urljoin`` gives back as it is, whatever the base (a host
+#: without brackets, no ``;`` parameters, no empty query or fragment, no white space): the
+#: main content's images are such URLs, made absolute already.
+_PLAIN_URL = re.compile(r"https?://[^\s/?#;@\[\]\\]+(?:/[^\s?#;]*)?(?:\?[^\s?#;]+)?(?:#\S+)?")
 _SCANNED_TAGS = (b"meta", b"link", b"title", b"base", b"script", b"h1", b"time")
 _NOT_BYLINES = frozenset({"meta", "link", "script", "style", "body", "html", "head", "img"})
 _PUBLISHING_TYPES = frozenset({"article", "forum"})
@@ -540,6 +544,8 @@ class _Reader:
         if len(value) > MAX_URL_CHARS:
             self.notes.append(f"{field}: a URL of {len(value)} characters refused")
             return None
+        if value.isascii() and _PLAIN_URL.fullmatch(value):
+            return value  # what urljoin gives back unchanged, whatever the base
         try:
             url = urljoin(self.base or "", value)
             scheme = urlsplit(url).scheme.lower()
