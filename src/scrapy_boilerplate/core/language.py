@@ -30,6 +30,10 @@ MAX_CHARS = 300
 #: :data:`MORE_CHARS` characters.
 SURE = 0.99
 MORE_CHARS = 1500
+#: Characters read first where the page declares a language: when they are that language
+#: with a confidence of at least :data:`SURE`, detection stops there (a page whose text
+#: starts in the language it declares and goes on in another is then taken for the first).
+QUICK_CHARS = 100
 #: Fewer letters than this: too short to decide, the language is None.
 MIN_LETTERS = 10
 #: A main text shorter than this (characters) is completed with the page's whole text
@@ -172,17 +176,26 @@ def sample(text: str, chars: int = MAX_CHARS) -> str:
     return _NOISE.sub(" ", text[: 2 * chars]).strip()[:chars]
 
 
-def detect_language(text: str) -> tuple[str | None, float]:
+def detect_language(text: str, declared: str | None = None) -> tuple[str | None, float]:
     """The language ``text`` is written in: ``(ISO 639-1 code, confidence 0-1)``.
 
     ``(None, 0.0)`` when the text has fewer than :data:`MIN_LETTERS` letters; ``(None,
     confidence)`` when no language reaches :data:`MIN_CONFIDENCE`. Only the start of the
     text is read (:func:`sample`: :data:`MAX_CHARS`, or :data:`MORE_CHARS` when the first
     answer is below :data:`SURE`), so any input takes a bounded time; anything that is not
-    a ``str`` counts as no text.
+    a ``str`` counts as no text. With ``declared`` (the ISO 639-1 code the page declares),
+    the first :data:`QUICK_CHARS` characters are read first, and their answer is taken
+    when it is that language with a confidence of at least :data:`SURE`: most pages are
+    written in the language they declare, and a third of the text costs a third.
     """
     if not isinstance(text, str):
         return None, 0.0
+    if declared:
+        quick = sample(text, QUICK_CHARS)
+        if len(quick) - quick.count(" ") >= MIN_LETTERS:
+            code, confidence = _classify(quick)
+            if confidence >= SURE and same_language(code, declared):
+                return code, confidence
     chunk = sample(text)
     # what the sample keeps is letters and marks, bar a few symbols: its non-spaces
     if len(chunk) - chunk.count(" ") < MIN_LETTERS:
@@ -238,11 +251,13 @@ def page_text(doc: Any, limit: int = 2 * MORE_CHARS) -> str:
 def page_language(main_text: str, doc: Any = None) -> tuple[str | None, float]:
     """The language of a page, detected from its main text (what an extraction kept);
     when that is shorter than :data:`MIN_MAIN_CHARS` and the parsed page ``doc`` is given,
-    from the main text followed by the page's whole text (:func:`page_text`)."""
+    from the main text followed by the page's whole text (:func:`page_text`). The
+    language ``doc`` declares (:func:`declared_language`) is read first where it agrees
+    (:func:`detect_language`'s ``declared``)."""
     text = main_text if isinstance(main_text, str) else ""
     if len(text.strip()) < MIN_MAIN_CHARS and doc is not None:
         text = f"{text}\n{page_text(doc)}"
-    return detect_language(text)
+    return detect_language(text, declared_language(doc) if doc is not None else None)
 
 
 def same_language(a: str | None, b: str | None) -> bool:
