@@ -227,7 +227,8 @@ def render(records: list[dict[str, Any]], shown: str) -> str:
         f"`python benchmarks/language.py{shown}`: every page of every dataset found, "
         "extracted with `auto`; the language detected by `core.language.page_language` "
         f"(py3langid, at most {language.MAX_CHARS} characters of the main text read, "
-        f"{language.MORE_CHARS} when unsure; the whole page's text added when the main text "
+        f"{language.MORE_CHARS} when unsure, the first {language.QUICK_CHARS} only where "
+        "they are the declared language; the whole page's text added when the main text "
         f"is under {language.MIN_MAIN_CHARS} characters) against the page's declared "
         "language (primary subtag), on the pages that declare a valid ISO 639-1 code. "
         "No page is left out: pages whose declaration is plainly wrong count as misses.",

@@ -134,6 +134,36 @@ def test_reads_further_only_when_unsure(monkeypatch: pytest.MonkeyPatch) -> None
     assert seen == [language.MAX_CHARS, len(language.sample(TEXTS["de"]))]
 
 
+def test_a_declared_language_is_read_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the page's declared language, the first QUICK_CHARS characters are read first
+    and their answer kept when it is that language, surely; else the text is read as
+    without a declaration."""
+    text = TEXTS["de"] * 30
+    seen: list[int] = []
+    answers = {"de": 1.0}
+
+    def classify(chunk: str) -> tuple[str, float]:
+        seen.append(len(chunk))
+        return "de", answers["de"]
+
+    monkeypatch.setattr(language, "_classify", classify)
+    assert detect_language(text, "de") == ("de", 1.0)
+    assert seen == [language.QUICK_CHARS]
+    seen.clear()
+    assert detect_language(text, "fr") == ("de", 1.0)  # not the declared one: read again
+    assert seen == [language.QUICK_CHARS, language.MAX_CHARS]
+    seen.clear()
+    answers["de"] = 0.9  # unsure: read as without a declaration
+    assert detect_language(text, "de") == ("de", 0.9)
+    assert seen == [language.QUICK_CHARS, language.MAX_CHARS, language.MORE_CHARS]
+    seen.clear()
+    assert detect_language(text) == ("de", 0.9)
+    assert seen == [language.MAX_CHARS, language.MORE_CHARS]
+    monkeypatch.undo()
+    page = parse(f"<html lang='de'><body><p>{TEXTS['de']}</p></body></html>")
+    assert page_language(TEXTS["de"] * 5, page)[0] == "de"
+
+
 def test_unsure_gives_no_language(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(language, "_classify", lambda chunk: ("de", 0.1))
     assert detect_language(TEXTS["de"]) == (None, 0.1)

@@ -270,3 +270,32 @@ def test_byline_cut_at_a_day_and_month() -> None:
     body = '<p class="byline">By Martha Quill, 12 March</p>'
     m = meta_of(page("<title>t</title>", body), extractor="justext")
     assert m["authors"] == ["Martha Quill"]
+
+
+#: URLs at the edges of what urljoin gives back unchanged (an empty query or fragment, a
+#: parameter, a bracketed host, an upper-case scheme, white space, a host outside ASCII).
+_URLS = (
+    "http://a/b", "https://a.com/x/y.png?w=1&h=2", "http://a/b?", "http://a/b#",
+    "http://a/b;p", "http://a", "https://a:80/x#frag?x", "http://a/b/../c", "http://[::1]/x",
+    "http://[x/y", "http://a/b?x?y", "HTTP://a/b", "http://a/b c", "http://a/b\\c",
+    "http://u@a/b", "https://a//b", "http://a/b?q#f#g", "http:///b", "http://a/b?;",
+    "https://\u00e9.com/x", "https://\uff41.com/x", "//a/b", "/x/y.png", "x.png",
+    "javascript:alert(1)", "ftp://a/b",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("base", [None, "http://base/x/", "https://base/", "ftp://b/"])
+def test_safe_url_is_urljoin(base: str | None) -> None:
+    """Every URL reads as ``urljoin`` against the page's base makes it (http and https
+    only), the plain absolute URLs it gives back unchanged included."""
+    from urllib.parse import urljoin, urlsplit
+
+    reader = md._Reader(parse("<html><body><p>x</p></body></html>", url=base))
+    for url in _URLS:
+        try:
+            joined: str | None = urljoin(base or "", url)
+            if urlsplit(joined).scheme.lower() not in ("http", "https"):
+                joined = None
+        except ValueError:
+            joined = None
+        assert reader.safe_url(url, "images") == joined, url

@@ -27,7 +27,7 @@ from lxml import etree
 
 from scrapy_boilerplate import extract, parse
 from scrapy_boilerplate.core import compiled as _compiled
-from scrapy_boilerplate.core import document
+from scrapy_boilerplate.core import document, language, metadata, render
 from scrapy_boilerplate.core.document import (
     JUSTEXT_REFERENCE_REMOVED,
     JUSTEXT_REFERENCE_UNWRAPPED,
@@ -450,6 +450,8 @@ TWINS = (
     document.justext_segment, document.find_removed, document._count_elements,
     document._utf8, document._count_tags, document._attributes_over,
     blocks_from_segments, cnr._tree_arrays, cnr.label_blocks, cnr._element_xpath,
+    metadata._attribute_candidates, language._ngram_counts, render._image_walk,
+    document.elements_named,
 )  # fmt: skip
 
 
@@ -921,3 +923,125 @@ def test_utf8_at_the_boundaries(text: str) -> None:
         assert parse(f"<p>{text}</p>").root.findtext(".//p") == text.replace("\ud800", "\ufffd")
     else:
         assert _speedups.utf8(text) == expected
+
+
+#: Class / id / rel values the metadata's attribute scan must read as its Python twin does:
+#: any case, words inside longer names, characters outside ASCII (the Kelvin sign lower-cases
+#: to an ASCII "k"), empty values, namespaced attributes (not read), ``itemprop`` counted.
+_ATTRIBUTE_PAGE = """<html><body class="Post-DATE"><div id="x">
+<span class="ByLine">A</span><p class="AUTHOR-name" itemprop="author">B</p>
+<a rel="Author" href="/a">C</a><div class="">D</div><div class="\u212aelvin">E</div>
+<ul class="crumbs" id="BreadCrumb-trail"><li itemprop="name">F</li></ul>
+<i class="posted-on" itemprop="">G</i><b class="writerly">H</b><em class="autho r">I</em>
+<time class="t">J</time><!-- c --><div class="entry-Meta">K</div><u class="pub">L</u></div>
+</body></html>"""
+
+
+def _attribute_scans_agree(root: Any) -> tuple[int, list[Any]]:
+    words = metadata._ATTRIBUTE_WORD_LIST
+    compiled = _speedups.attribute_candidates(root, words)
+    python = metadata._attribute_candidates.python(root, words)
+    assert compiled[0] == python[0]
+    assert len(compiled[1]) == len(python[1])
+    assert all(a is b for a, b in zip(compiled[1], python[1], strict=True))
+    return compiled
+
+
+def test_attribute_candidates_equal_python() -> None:
+    """The compiled attribute scan finds the very elements the Python one finds, in order,
+    and counts the same ``itemprop`` elements: on a page of tricky values, below the top
+    element, on an XHTML tree with namespaced attributes, and on the fixture pages."""
+    root = parse(_ATTRIBUTE_PAGE).root
+    itemprops, found = _attribute_scans_agree(root)
+    assert itemprops == 3
+    assert [el.tag for el in found] == ["body", "span", "p", "a", "div", "ul", "i", "b", "div"]
+    _attribute_scans_agree(root.find(".//ul"))
+    _attribute_scans_agree(root.find(".//time"))  # a leaf: itself only
+    xhtml = etree.fromstring(
+        b'<html xmlns="http://www.w3.org/1999/xhtml" xmlns:x="urn:x"><body>'
+        b'<p x:class="author" class="byline" x:itemprop="a">t</p></body></html>'
+    )
+    assert _attribute_scans_agree(xhtml)[0] == 0
+    for path in sorted(PAGES.glob("*.html")):
+        _attribute_scans_agree(parse(path.read_bytes()).root)
+
+
+def test_ngram_counts_equal_python() -> None:
+    """The compiled walk of py3langid's automaton gives its Python walk's counts, in the
+    same order (the order the scores are summed in)."""
+    model = language._model()
+    tables = (model.nextmove, model.rowbase, model.output)
+    texts = ("", "a", "The quick brown fox jumps over the lazy dog " * 20,
+             "Der schnelle braune Fuchs springt über den faulen Hund",
+             "日本語のテキストです。", "Ελληνικά κείμενα", "\x00\xff")  # fmt: skip
+    for text in texts:
+        data = text.encode("utf-8", "replace")
+        compiled = _speedups.ngram_counts(*tables, data)
+        python = language._ngram_counts.python(*tables, data)
+        assert compiled == python
+        assert list((compiled or {}).items()) == list((python or {}).items())
+
+
+#: Images where main_html's rule has cases: next to content text or not, inside an element
+#: below ``<body>`` or straight in it, hidden text, a dropped subtree, a comment's tail.
+_IMAGE_PAGE = """<html><head><title>t</title></head><body>
+<img src="/top.png"><p>Intro paragraph with enough words to be content.</p>
+<img src="/after-intro.png" alt=" an  image ">
+<div class="post"><h1>Title of the post</h1><!-- c -->tail of a comment
+<p>First paragraph of the article, long enough to count.<img src="a.png"></p>
+<figure><img data-src="//cdn.example.com/b.png"><figcaption>A caption</figcaption></figure>
+<script>var x = "<img src=x.png>";</script><div hidden><img src="/hidden.png">Hidden</div>
+<p>Second paragraph of the article, long enough as well.</p><img src="javascript:x">
+<ul><li>Share</li><li><img src="/icon.png">Tweet</li></ul></div>
+<footer><img src="/logo.png">Copyright</footer></body></html>"""
+
+
+def test_image_walk_equals_python() -> None:
+    """The compiled image walk gives its Python twin's text nodes and images (read from
+    main_html's walk) on a page of cases, below ``<body>`` and on the whole page, and
+    content_images agrees with main_html's images on the fixture pages."""
+    pages = [_IMAGE_PAGE.encode(), *(p.read_bytes() for p in sorted(PAGES.glob("*.html")))]
+    for html in pages:
+        doc = parse(html, url="https://example.com/a/b.html")
+        result = extract(doc, "justext")
+        for block in result.blocks:  # a short page: its paragraphs made content here
+            block.label = "boilerplate" if len(block.text) < 12 else "content"
+        body = doc.root.find("body")
+        for top in (doc.root, body, body.find("div") if body is not None else None):
+            if top is None:
+                continue
+            compiled = _speedups.image_walk(
+                top, doc.removed, render.DROPPED_TAGS, document.REMOVED_TAGS,
+                document.LEAF_SKIPPED_TAGS, 0,
+            )  # fmt: skip
+            python = render._image_walk.python(doc, result, top, 0)
+            assert compiled[:2] == python[:2]
+            assert [r[1:] for r in compiled[2]] == [r[1:] for r in python[2]]
+            assert all(a[0] is b[0] for a, b in zip(compiled[2], python[2], strict=True))
+        images = render.content_images(doc, result)
+        if html is pages[0]:
+            assert [i["url"] for i in images] == [
+                "https://example.com/a/a.png", "https://cdn.example.com/b.png",
+            ]  # fmt: skip
+        render.main_html(doc, result)  # the walk main_html reads, cached: read by both now
+        assert render.content_images(doc, result) == images
+
+
+def test_elements_named_equals_lxml() -> None:
+    """The compiled name filter finds what ``root.iter(*names)`` finds (``"{*}name"`` with
+    any_namespace): case-sensitive names, no namespace or any, ``root`` itself included."""
+    xhtml = etree.fromstring(
+        b'<html xmlns="http://www.w3.org/1999/xhtml" xmlns:x="urn:x"><head><meta name="a"/>'
+        b"<base/><x:base/></head><body><META/><h1>t</h1><time/></body></html>"
+    )
+    roots = [xhtml, parse(_ATTRIBUTE_PAGE).root, *(parse(p.read_bytes()).root
+             for p in sorted(PAGES.glob("*.html")))]  # fmt: skip
+    for root in roots:
+        for names in ((b"meta", b"base", b"h1", b"time"), (b"html",), (b"base",), (b"title",)):
+            for anywhere in (False, True):
+                compiled = _speedups.elements_named(root, names, anywhere)
+                python = document.elements_named.python(root, names, anywhere)
+                assert len(compiled) == len(python)
+                assert all(a is b for a, b in zip(compiled, python, strict=True))
+    assert len(_speedups.elements_named(xhtml, (b"base",), True)) == 2
+    assert _speedups.elements_named(xhtml, (b"base", b"meta"), False) == []

@@ -513,6 +513,14 @@ cdef xmlNode* _first_walked(xmlNode* c) except? NULL:
     return NULL
 
 
+cdef inline xmlNode* _walk_next(xmlNode* c, bint* is_end) except? NULL:
+    """The walk's next step after ``c``: its following sibling's "start" (or event), else
+    its parent's "end" (``is_end`` says which)."""
+    cdef xmlNode* nxt = _first_walked(c.next)
+    is_end[0] = nxt is NULL
+    return c.parent if nxt is NULL else nxt
+
+
 @cython.no_gc
 @cython.final
 cdef class _Para:
@@ -688,6 +696,23 @@ cdef inline bint _ptr_set_has(xmlNode** table, size_t mask, xmlNode* node) noexc
     return False
 
 
+cdef bytearray _node_set(elements, size_t* mask):
+    """``elements`` by their libxml2 node, an open-addressing table for
+    :func:`_ptr_set_has` (at most half full; ``mask`` set to its size less one): membership
+    without a proxy per element (an element's proxy is unique while it lives, so this is
+    ``el in elements``)."""
+    cdef size_t size = 8
+    while size < 2 * <size_t>len(elements) + 2:
+        size *= 2
+    table = bytearray(size * sizeof(xmlNode*))
+    cdef xmlNode** nodes = <xmlNode**><char*>table
+    mask[0] = size - 1
+    for item in elements:
+        if isinstance(item, cetree._Element) and (<cetree._Element>item)._c_node is not NULL:
+            _ptr_set_add(nodes, mask[0], (<cetree._Element>item)._c_node)
+    return table
+
+
 @cython.final
 cdef class NodeElements:
     """Elements recorded on the compiled walk (by a :class:`WalkRecorder`), each found in
@@ -825,16 +850,9 @@ def justext_segment(root, removed, unwrapped=frozenset(), recorder=None, block_t
         raise Unsupported("root is not an element")
 
     # the removed elements by their libxml2 node: membership without a proxy per element
-    # (an element's proxy is unique while it lives, so this is ``el in removed``)
-    cdef size_t removed_size = 8
-    while removed_size < 2 * <size_t>len(removed) + 2:
-        removed_size *= 2
-    removed_table = bytearray(removed_size * sizeof(xmlNode*))
+    cdef size_t removed_mask
+    removed_table = _node_set(removed, &removed_mask)
     cdef xmlNode** removed_nodes = <xmlNode**><char*>removed_table
-    cdef size_t removed_mask = removed_size - 1
-    for item in removed:
-        if isinstance(item, cetree._Element) and (<cetree._Element>item)._c_node is not NULL:
-            _ptr_set_add(removed_nodes, removed_mask, (<cetree._Element>item)._c_node)
 
     cdef _Walk w = _Walk()
     w.blocks = []
@@ -1048,13 +1066,7 @@ def justext_segment(root, removed, unwrapped=frozenset(), recorder=None, block_t
         # next: the following sibling's "start" / event, else the parent's "end"
         if c is c_root:
             break
-        nxt = _first_walked(c.next)
-        if nxt is not NULL:
-            c = nxt
-            is_end = False
-        else:
-            c = c.parent
-            is_end = True
+        c = _walk_next(c, &is_end)
     w.close(para)
     if rec is not None:
         rec.finish(root)
@@ -1699,3 +1711,269 @@ def utf8(str text):
     result = <object>p
     Py_DECREF(result)  # <object> took a reference of its own
     return result
+
+
+cdef bint _has_word(tree.xmlAttr* attr, const unsigned char** words, Py_ssize_t* lengths,
+                    const unsigned char* starts, const unsigned char* by_first) except -1:
+    """Whether an attribute's value holds one of ``words`` (lower-case ASCII bytes), ASCII
+    letters of any case, or any byte outside ASCII (``metadata._attribute_candidates``'s
+    rule). A value that is not one plain text node is refused (:class:`Unsupported`)."""
+    cdef xmlNode* child = attr.children
+    if child is NULL:
+        return False  # an empty value
+    if child.next is not NULL or child.type != tree.XML_TEXT_NODE:
+        raise Unsupported("attribute value of several nodes")
+    cdef const unsigned char* value = <const unsigned char*>child.content
+    if value is NULL:
+        return False
+    cdef Py_ssize_t n = strlen(<const char*>value), i, j, k, m, w
+    cdef const unsigned char* word
+    cdef unsigned char ch, first
+    for i in range(n):
+        first = value[i]
+        if first >= 128:
+            return True
+        if not starts[first]:  # no word starts with this letter
+            continue
+        if 65 <= first <= 90:
+            first += 32
+        for k in range(starts[first]):  # the words that start with it (by_first: 4 a letter)
+            w = by_first[4 * first + k]
+            word = words[w]
+            m = lengths[w]
+            if i + m > n:
+                continue
+            for j in range(1, m):
+                ch = value[i + j]
+                if 65 <= ch <= 90:
+                    ch += 32
+                if ch != word[j]:
+                    break
+            else:
+                return True
+    return False
+
+
+def attribute_candidates(root, tuple words):
+    """``metadata._attribute_candidates``, compiled: the elements of ``root``'s subtree
+    (``root`` included, in document order) whose ``class``, ``id`` or ``rel`` value holds
+    one of ``words`` (or a character outside ASCII), and the number of elements with an
+    ``itemprop``, by the tree's pointers: only the elements found get a proxy. Raises
+    :class:`Unsupported` on an entity reference or an attribute value of several nodes."""
+    cdef cetree._Element root_el = <cetree._Element?>root
+    cdef cetree._Document cdoc = root_el._doc
+    cdef xmlNode* top = root_el._c_node
+    cdef xmlNode* c = top
+    cdef tree.xmlAttr* attr
+    cdef Py_ssize_t itemprops = 0
+    cdef bint found
+    cdef list wanted = [bytes(w) for w in words]  # (keeps the bytes the pointers read)
+    cdef const unsigned char* word_at[32]
+    cdef Py_ssize_t word_length[32]
+    cdef Py_ssize_t count = len(wanted)
+    cdef list out = []
+    # per letter (either case): how many words start with it, and (lower case) which
+    cdef unsigned char starts[256]
+    cdef unsigned char by_first[1024]
+    cdef unsigned char first
+    if count > 32:
+        raise Unsupported("over 32 words")
+    memset(starts, 0, 256)
+    for i, w in enumerate(wanted):
+        word_at[i] = <const unsigned char*>(<bytes>w)
+        word_length[i] = len(<bytes>w)
+        if word_length[i] == 0 or not 97 <= word_at[i][0] <= 122:
+            raise Unsupported("a word that is not lower-case ASCII")
+        first = word_at[i][0]
+        if starts[first] == 4:
+            raise Unsupported("over 4 words start with one letter")
+        by_first[4 * first + starts[first]] = i
+        starts[first] += 1
+        starts[first - 32] = starts[first]
+    if c is NULL or c.type != tree.XML_ELEMENT_NODE:
+        raise Unsupported("not an element")
+    while c is not NULL:
+        if c.type == tree.XML_ELEMENT_NODE:
+            attr = c.properties
+            found = False
+            while attr is not NULL:
+                if attr.ns is NULL:
+                    if _name_is(attr.name, "itemprop"):
+                        itemprops += 1
+                    elif not found and (
+                        _name_is(attr.name, "class")
+                        or _name_is(attr.name, "id")
+                        or _name_is(attr.name, "rel")
+                    ):
+                        found = _has_word(attr, word_at, word_length, starts, by_first)
+                attr = attr.next
+            if found:
+                out.append(cetree.elementFactory(cdoc, c))
+        elif c.type == tree.XML_ENTITY_REF_NODE:
+            raise Unsupported("entity reference")
+        c = _preorder_next(c, top)
+    return itemprops, out
+
+
+def ngram_counts(const unsigned int[:] nextmove, const unsigned int[:] rowbase,
+                 const int[:] output, const unsigned char[:] data):
+    """``language._ngram_counts``, compiled: py3langid's walk of its byte n-gram automaton
+    over ``data`` (``langid.visit_counts``), in C. ``{feature: count}`` in the order the
+    features are first met (as ``collections.Counter`` gives them), or None for none."""
+    cdef Py_ssize_t i, n = data.shape[0]
+    cdef unsigned int state = 0
+    cdef int f
+    cdef dict counts = {}
+    for i in range(n):
+        state = nextmove[rowbase[state] + data[i]]
+        f = output[state]
+        if f >= 0:
+            key = f
+            counts[key] = counts.get(key, 0) + 1
+    return counts or None
+
+
+cdef enum:
+    _I_DROPPED = 1  # never entered (render.DROPPED_TAGS)
+    _I_REMOVED = 2  # not entered when the document removed it (document.REMOVED_TAGS)
+    _I_LEAF = 4  # its text is hidden text (document.LEAF_SKIPPED_TAGS)
+    _I_IMG = 8
+    _I_BR = 16
+    _I_PAGE = 32  # html or body: holds the page, not the content
+
+
+def image_walk(top, removed, dropped, removed_tags, leaf_skipped, Py_ssize_t hidden_depth):
+    """``render._image_walk``, compiled: ``render._Plan.walk``'s text nodes of ``top``'s
+    subtree (the strings, and whether each is hidden text) and its images, each with the
+    number of text nodes before it and the text nodes inside its outermost ancestor below
+    ``top`` that is neither ``html`` nor ``body`` (``(-1, -1)``: none), in one pass over
+    libxml2's pointers: proxies only for the images. ``hidden_depth``: the hiding
+    elements above ``top``. Raises :class:`Unsupported` on an entity reference."""
+    cdef cetree._Element top_el = <cetree._Element?>top
+    cdef cetree._Document cdoc = top_el._doc
+    cdef xmlNode* c_top = top_el._c_node
+    cdef xmlNode* c = c_top
+    cdef xmlNode* nxt
+    cdef xmlNode* skipped = NULL
+    if c is NULL or c.type != tree.XML_ELEMENT_NODE:
+        raise Unsupported("top is not an element")
+    cdef size_t removed_mask
+    removed_table = _node_set(removed, &removed_mask)
+    cdef xmlNode** removed_nodes = <xmlNode**><char*>removed_table
+    cdef _NameSlot name_slots[_NAME_SLOTS]
+    memset(name_slots, 0, sizeof(name_slots))
+    cdef _NameSlot* slot
+    cdef list names = []
+    cdef list texts = []
+    cdef bytearray hidden = bytearray()
+    cdef list images = []  # [element, texts before, outer's first, outer's end]
+    cdef list pending = []  # images waiting for their outer ancestor's end
+    cdef list hiding = []  # per open element: whether it hides its text
+    cdef Py_ssize_t outer_level = -1, outer_first = -1, level
+    cdef int flags
+    cdef bint is_end = False, is_hidden
+    while True:
+        if not is_end:
+            if c.type == tree.XML_ELEMENT_NODE:
+                slot = NULL
+                if c.ns is NULL:
+                    slot = _name_slot(name_slots, c.name)
+                if slot is not NULL and slot.name is not NULL:
+                    flags = slot.flags
+                else:
+                    tag = cetree.elementFactory(cdoc, c).tag.lower()
+                    if tag[0] == "{":
+                        tag = tag[tag.find("}") + 1 :]
+                    flags = (
+                        (_I_DROPPED if tag in dropped else 0)
+                        | (_I_REMOVED if tag in removed_tags else 0)
+                        | (_I_LEAF if tag in leaf_skipped else 0)
+                        | (_I_IMG if tag == "img" else 0)
+                        | (_I_BR if tag == "br" else 0)
+                        | (_I_PAGE if tag == "html" or tag == "body" else 0)
+                    )
+                    if slot is not NULL:
+                        names.append(tag)
+                        slot.name = c.name
+                        slot.flags = flags
+                if flags & _I_DROPPED or (
+                    flags & _I_REMOVED and _ptr_set_has(removed_nodes, removed_mask, c)
+                ):
+                    skipped = c
+                    is_end = True
+                    continue
+                is_hidden = (
+                    flags & _I_LEAF != 0 or _ptr_set_has(removed_nodes, removed_mask, c)
+                )
+                hiding.append(is_hidden)
+                hidden_depth += is_hidden
+                if flags & _I_IMG:
+                    record = [cetree.elementFactory(cdoc, c), len(texts), -1, -1]
+                    images.append(record)
+                    if outer_level >= 0:
+                        record[2] = outer_first
+                        pending.append(record)
+                elif not flags & (_I_BR | _I_PAGE) and outer_level < 0:
+                    outer_level = len(hiding)
+                    outer_first = len(texts)
+                if not _blank_run(c.children):
+                    text = cetree.textOf(c)
+                    if _has_text(text):
+                        texts.append(text)
+                        hidden.append(1 if hidden_depth else 0)
+                nxt = _first_walked(c.children)  # descend, or its "end" next
+                is_end = nxt is NULL
+                if not is_end:
+                    c = nxt
+                continue
+            # a comment or a PI: its tail (below top, always inside an open element)
+        elif c is skipped:
+            skipped = NULL
+        else:
+            level = len(hiding)
+            hidden_depth -= <bint>hiding.pop()
+            if level == outer_level:
+                for record in pending:
+                    record[3] = len(texts)
+                pending = []
+                outer_level = -1
+        if hiding and not _blank_run(c.next):
+            text = cetree.tailOf(c)
+            if _has_text(text):
+                texts.append(text)
+                hidden.append(1 if hidden_depth else 0)
+        if c is c_top:
+            break
+        c = _walk_next(c, &is_end)
+    return texts, hidden, [tuple(r) for r in images]
+
+
+def elements_named(root, tuple names, bint any_namespace=False):
+    """``document.elements_named``, compiled: the elements of ``root``'s subtree (``root``
+    included, in document order) whose libxml2 name is one of ``names`` (bytes, compared
+    exactly), without a namespace unless ``any_namespace``; a proxy for those only."""
+    cdef cetree._Element root_el = <cetree._Element?>root
+    cdef cetree._Document cdoc = root_el._doc
+    cdef xmlNode* top = root_el._c_node
+    cdef xmlNode* c = top
+    cdef list wanted = [bytes(n) for n in names]  # (keeps the bytes the pointers read)
+    cdef const char* name_at[16]
+    cdef Py_ssize_t count = len(wanted), k
+    cdef list out = []
+    if count > 16:
+        raise Unsupported("over 16 names")
+    for k in range(count):
+        name_at[k] = <const char*>(<bytes>wanted[k])
+    if c is NULL or c.type != tree.XML_ELEMENT_NODE:
+        raise Unsupported("not an element")
+    while c is not NULL:
+        if c.type == tree.XML_ELEMENT_NODE:
+            if any_namespace or c.ns is NULL:
+                for k in range(count):
+                    if name_at[k][0] == c.name[0] and strcmp(name_at[k], <const char*>c.name) == 0:
+                        out.append(cetree.elementFactory(cdoc, c))
+                        break
+        elif c.type == tree.XML_ENTITY_REF_NODE:
+            raise Unsupported("entity reference")
+        c = _preorder_next(c, top)
+    return out

@@ -702,6 +702,19 @@ def _count_elements(root: Any, limit: int = 0) -> int:
     return limit + 1 if 0 < limit < count else count
 
 
+@_compiled.twin("elements_named")
+def elements_named(root: Any, names: tuple[bytes, ...], any_namespace: bool = False) -> list[Any]:
+    """The elements of ``root``'s subtree (``root`` included, in document order) named one
+    of ``names`` (exactly: ASCII bytes, as the HTML parser lower-cases them) without a
+    namespace, or in any namespace with ``any_namespace``: ``list(root.iter(*names))``
+    (``"{*}name"`` each with ``any_namespace``). The compiled
+    ``_speedups.elements_named`` compares libxml2's names and makes a proxy for the
+    elements found only, where lxml's tag filter makes none either but walks in Python's
+    iterator protocol."""
+    tags = [name.decode() for name in names]
+    return list(root.iter(*(f"{{*}}{t}" for t in tags) if any_namespace else tags))
+
+
 def _parser() -> Any:
     """One parser per thread: lxml parsers must not be shared by concurrent threads.
 

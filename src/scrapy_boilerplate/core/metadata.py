@@ -29,7 +29,9 @@ from urllib.parse import urljoin, urlsplit
 import lxml.etree as etree
 from lxml.html import HtmlElement
 
+from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.document import elements_named
 from scrapy_boilerplate.core.language import normalize_language, page_language
 
 if TYPE_CHECKING:
@@ -200,7 +202,14 @@ _TEXT_DATE = re.compile(
 )
 #: Any of the class / id words the attributes pass looks for (one search per element).
 _ATTRIBUTE_WORDS = re.compile("author|byline|writer|breadcrumb|" + _DATE_CLASS.pattern)
-_SCANNED_TAGS = ("meta", "link", "title", "base", "script", "h1", "time")
+#: Those words, for the scan that picks the elements the pass reads (plain words: the
+#: pattern is an alternation of literals).
+_ATTRIBUTE_WORD_LIST = tuple(w.encode() for w in _ATTRIBUTE_WORDS.pattern.split("|"))
+#: An absolute http(s) URL that ``urljoin`` gives back as it is, whatever the base (a host
+#: without brackets, no ``;`` parameters, no empty query or fragment, no white space): the
+#: main content's images are such URLs, made absolute already.
+_PLAIN_URL = re.compile(r"https?://[^\s/?#;@\[\]\\]+(?:/[^\s?#;]*)?(?:\?[^\s?#;]+)?(?:#\S+)?")
+_SCANNED_TAGS = (b"meta", b"link", b"title", b"base", b"script", b"h1", b"time")
 _NOT_BYLINES = frozenset({"meta", "link", "script", "style", "body", "html", "head", "img"})
 _PUBLISHING_TYPES = frozenset({"article", "forum"})
 
@@ -312,6 +321,34 @@ def _element_text(el: Any, limit: int = MAX_TEXT_CHARS) -> str | None:
     return _clean("".join(parts), limit)
 
 
+@_compiled.twin("attribute_candidates")
+def _attribute_candidates(root: Any, words: tuple[bytes, ...]) -> tuple[int, list[Any]]:
+    """The elements of ``root``'s subtree (``root`` included, in document order) whose
+    ``class``, ``id`` or ``rel`` value holds one of ``words`` (lower-case ASCII) in ASCII
+    letters of any case, or has a character outside ASCII; and the number of elements with
+    an ``itemprop``. Every element the attributes pass keeps is among them (an ASCII
+    value's ``lower()`` is its ASCII lower case, and every other value is taken), so the
+    pass reads these only. The compiled ``_speedups.attribute_candidates`` walks
+    libxml2's tree and makes a proxy for the elements found only."""
+    texts = tuple(w.decode() for w in words)
+    itemprops = 0
+    out: list[Any] = []
+    for n, el in enumerate(root.iter(etree.Element)):
+        if n % 4096 == 0:
+            check()
+        attributes = el.attrib
+        if not attributes:
+            continue
+        if "itemprop" in attributes:
+            itemprops += 1
+        for name in ("class", "id", "rel"):
+            value = attributes.get(name)
+            if value and (not value.isascii() or any(w in value.lower() for w in texts)):
+                out.append(el)
+                break
+    return itemprops, out
+
+
 class _Reader:
     """The page's metadata sources, read once, and the choice of each field from them."""
 
@@ -331,6 +368,8 @@ class _Reader:
         self.date_elements: list[Any] = []
         self._passed = False
         self._microdata: list[tuple[dict[str, Any], str]] | None = None
+        self._items: list[tuple[dict[str, Any], str]] | None = None
+        self._main_items: list[tuple[dict[str, Any], str]] | None = None
         self._scan()
         self.jsonld = self._jsonld()
 
@@ -339,8 +378,8 @@ class _Reader:
         root = self.doc.root
         removed = self.doc.removed
         base_set = False
-        # lxml filters by tag in C: only these elements reach Python
-        for n, el in enumerate(root.iter(*_SCANNED_TAGS)):
+        # found in C: only these elements reach Python
+        for n, el in enumerate(elements_named(root, _SCANNED_TAGS)):
             if n % 1024 == 0:
                 check()
             tag = el.tag
@@ -379,21 +418,18 @@ class _Reader:
                     self.times.append(value)
 
     def _attributes_pass(self) -> None:
-        """One walk over every element for what only class / id attributes tell: bylines,
-        breadcrumb trails, and whether the page has microdata (``itemprop``). Done when a
-        field needs it, since most pages' structured data or meta tags say enough."""
+        """One scan of every element (:func:`_attribute_candidates`) for what only class /
+        id attributes tell: bylines, breadcrumb trails, and whether the page has microdata
+        (``itemprop``). Done when a field needs it, since most pages' structured data or
+        meta tags say enough."""
         if self._passed:
             return
         self._passed = True
-        n = 0
-        for n, el in enumerate(self.doc.root.iter(etree.Element)):
+        self.itemprops, candidates = _attribute_candidates(self.doc.root, _ATTRIBUTE_WORD_LIST)
+        for n, el in enumerate(candidates):
             if n % 4096 == 0:
                 check()
             attributes = el.attrib
-            if not attributes:
-                continue
-            if "itemprop" in attributes:
-                self.itemprops += 1
             names = attributes.get("class") or ""
             if "id" in attributes or "rel" in attributes:
                 names = f"{names} {attributes.get('id') or ''} {attributes.get('rel') or ''}"
@@ -462,9 +498,12 @@ class _Reader:
     def items(self) -> list[tuple[dict[str, Any], str]]:
         """The structured data: JSON-LD's items, or microdata's where JSON-LD says nothing
         of the page's main thing."""
-        if any(rank < 2 for rank, _ in _ranked(self.jsonld)):
-            return self.jsonld
-        return self.jsonld + self.microdata()
+        if self._items is None:
+            if any(rank < 2 for rank, _ in _ranked(self.jsonld)):
+                self._items = self.jsonld
+            else:
+                self._items = self.jsonld + self.microdata()
+        return self._items
 
     # -- helpers
     def first_meta(self, keys: Iterable[str]) -> tuple[str, str] | None:
@@ -476,8 +515,11 @@ class _Reader:
         return None
 
     def main_items(self) -> list[tuple[dict[str, Any], str]]:
-        """Items about the page's main thing first (articles, products...), then pages."""
-        return [pair for _, pair in _ranked(self.items)]
+        """Items about the page's main thing first (articles, products...), then pages
+        (ranked once: every field reads them)."""
+        if self._main_items is None:
+            self._main_items = [pair for _, pair in _ranked(self.items)]
+        return self._main_items
 
     def item_value(self, keys: Iterable[str], ranks: int = 2) -> tuple[Any, str] | None:
         keys = tuple(keys)
@@ -502,6 +544,8 @@ class _Reader:
         if len(value) > MAX_URL_CHARS:
             self.notes.append(f"{field}: a URL of {len(value)} characters refused")
             return None
+        if value.isascii() and _PLAIN_URL.fullmatch(value):
+            return value  # what urljoin gives back unchanged, whatever the base
         try:
             url = urljoin(self.base or "", value)
             scheme = urlsplit(url).scheme.lower()

@@ -36,12 +36,14 @@ from urllib.parse import urljoin, urlsplit
 
 import lxml.etree as etree
 
+from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.core.document import (
     LEAF_SKIPPED_TAGS,
     REMOVED_TAGS,
     SECTION_BLOCK_TAGS,
     Document,
+    elements_named,
 )
 from scrapy_boilerplate.core.result import CONTENT, Block, Extraction
 
@@ -182,13 +184,15 @@ def main_html(doc: Document, result: Extraction) -> str:
 def content_images(doc: Document, result: Extraction) -> list[dict[str, str]]:
     """The images of the main content (those :func:`main_html` keeps), in page order, each
     ``{"url": absolute URL, "alt": text}``, one per URL, at most :data:`MAX_IMAGES`."""
-    plan = _plan(doc, result)
-    if plan is None:
-        return []
+    made = doc.cached("render_plans", dict).get(id(result))
+    if made is not None and made[0] is result:  # main_html's walk, made already
+        plan = made[1]
+        found = [plan.image(i) for i in plan.images] if plan is not None else []
+    else:
+        found = _images(doc, result)
     out: list[dict[str, str]] = []
     seen: set[str] = set()
-    for i in plan.images:
-        url, alt = plan.image(i)
+    for url, alt in found:
         if url is not None and url not in seen:
             seen.add(url)
             out.append({"url": url, "alt": alt})
@@ -207,6 +211,108 @@ def _plan(doc: Document, result: Extraction) -> _Plan | None:
     plan = _make_plan(doc, result)
     made[key] = (result, plan)
     return plan
+
+
+def _images(doc: Document, result: Extraction) -> list[tuple[str | None, str]]:
+    """The (URL, alt) of the images :func:`main_html` keeps, without its walk's events:
+    :func:`_image_walk` lists the text nodes and the images, the blocks are matched to the
+    text nodes as for :func:`main_html`, and an image is kept by :meth:`_Plan.decide`'s
+    rule (content text next to it, inside an element below ``<body>`` that holds content
+    text, a usable URL). The same part of the page is read as :func:`_make_plan` reads."""
+    content = [b for b in result.blocks if b.label == CONTENT and b.text.strip()]
+    if not content:
+        return []
+    blocks = [b for b in result.blocks if b.text.strip()]
+    prefix = _common_parent([b.xpath for b in content])
+    region = _resolve(doc.root, prefix)
+    if region is not None and region is not doc.root and not _dropped(region, doc.removed):
+        inside = prefix + "/"
+        kept = _images_below(
+            doc,
+            result,
+            region,
+            [b for b in blocks if b.xpath.startswith(inside) or b.xpath == prefix],
+        )
+        if kept is not None:
+            return kept
+    return _images_below(doc, result, doc.root, blocks, whole=True) or []
+
+
+def _images_below(
+    doc: Document, result: Extraction, top: Any, blocks: list[Block], whole: bool = False
+) -> list[tuple[str | None, str]] | None:
+    """The kept images of ``top``'s subtree; None where a content block is not found there
+    (and ``top`` is not the whole page)."""
+    removed = doc.removed
+    depth = sum(
+        1 for el in top.iterancestors() if el in removed or _local_name(el.tag) in LEAF_SKIPPED_TAGS
+    )
+    texts, hidden, images = _image_walk(doc, result, top, depth)
+    plan = _Plan(doc, result)
+    plan.texts, plan.hidden = texts, hidden
+    plan.match(blocks)
+    if plan.missed and not whole:
+        return None
+    content, n = plan.content, len(texts)
+    out = []
+    for el, piece, first, end in images:
+        before = piece > 0 and content[piece - 1]
+        after = piece < n and content[piece]
+        if (before or after) and first >= 0 and any(content[first:end]):
+            image = _image_of(plan.urls, el)
+            if image[0] is not None:
+                out.append(image)
+    return out
+
+
+@_compiled.twin(
+    "image_walk",
+    arguments=lambda doc, result, top, depth: (
+        top,
+        doc.removed,
+        DROPPED_TAGS,
+        REMOVED_TAGS,
+        LEAF_SKIPPED_TAGS,
+        depth,
+    ),
+)
+def _image_walk(
+    doc: Document, result: Extraction, top: Any, depth: int
+) -> tuple[list[str], bytearray, list[tuple[Any, int, int, int]]]:
+    """:meth:`_Plan.walk`'s text nodes of ``top``'s subtree (``texts``, ``hidden``) and its
+    images, each as (element, text nodes before it, first and end text node of its
+    outermost open element below ``top`` that is neither ``html`` nor ``body``; -1, -1
+    where there is none): what :meth:`_Plan.decide` reads of an image. ``depth``: the
+    hiding elements above ``top`` (the walk counts them itself). Read from the walk's
+    events here; the compiled ``_speedups.image_walk`` makes no event and no proxy but the
+    images'."""
+    plan = _Plan(doc, result)
+    plan.walk(top)
+    images: list[list[Any]] = []
+    piece = 0
+    stack: list[tuple[bool, list[list[Any]]]] = []  # per open element: page tag, its images
+    outer = -1  # the stack level of the outermost element that is not html / body
+    first = -1
+    for kind, item, tag in zip(plan.kinds, plan.items, plan.tags, strict=True):
+        if kind == _START:
+            stack.append((tag in ("html", "body"), []))
+            if outer < 0 and tag not in ("html", "body"):
+                outer, first = len(stack), piece
+        elif kind == _END:
+            if len(stack) == outer:
+                for record in stack[-1][1]:
+                    record[3] = piece
+                outer = -1
+            stack.pop()
+        elif kind == _TEXT:
+            piece += 1
+        elif kind == _IMG:
+            record = [item, piece, -1, -1]
+            if outer >= 0:
+                record[2] = first
+                stack[outer - 1][1].append(record)
+            images.append(record)
+    return plan.texts, plan.hidden, [(r[0], r[1], r[2], r[3]) for r in images]
 
 
 def _make_plan(doc: Document, result: Extraction) -> _Plan | None:
@@ -621,7 +727,9 @@ class _Plan:
         """The page's URL (from the document or the result) and its ``<base href>``."""
         page = self.doc.url or self.result.url
         page = _Urls(None).absolute(page, IMAGE_SCHEMES) if page else None
-        for base in self.doc.root.iter("base", "{*}base"):  # the first with an href counts
+        for base in elements_named(
+            self.doc.root, (b"base",), any_namespace=True
+        ):  # the first with an href counts
             href = base.get("href")
             if href is not None:
                 joined = _Urls(page).absolute(href, IMAGE_SCHEMES)
@@ -632,17 +740,7 @@ class _Plan:
         """The URL (None: none usable) and alt text of the image of event ``e``."""
         found = self.image_urls.get(e)
         if found is None:
-            el = self.items[e]
-            url = None
-            for name in IMAGE_URL_ATTRIBUTES:
-                url = self.urls.absolute(el.get(name), IMAGE_SCHEMES)
-                if url is not None:
-                    break
-            alt = el.get("alt") or ""
-            found = self.image_urls[e] = (
-                url,
-                " ".join(alt[: MAX_ALT_CHARS * 2].split())[:MAX_ALT_CHARS],
-            )
+            found = self.image_urls[e] = _image_of(self.urls, self.items[e])
         return found
 
     # -- 4. the HTML ------------------------------------------------------------------------------
@@ -724,6 +822,17 @@ class _Plan:
             writer.plain_block(block)
         writer.close_to(0)
         return writer.html()
+
+
+def _image_of(urls: _Urls, el: Any) -> tuple[str | None, str]:
+    """The URL (None: none usable) and alt text of the image ``el``."""
+    url = None
+    for name in IMAGE_URL_ATTRIBUTES:
+        url = urls.absolute(el.get(name), IMAGE_SCHEMES)
+        if url is not None:
+            break
+    alt = el.get("alt") or ""
+    return url, " ".join(alt[: MAX_ALT_CHARS * 2].split())[:MAX_ALT_CHARS]
 
 
 def _span_attributes(el: Any) -> str:
