@@ -148,8 +148,7 @@ def test_a_worker_that_dies_costs_its_pages_not_the_batch(tmp_path: Path) -> Non
     try:
         warc = tmp_path / "crawl.warc.gz"
         texts = ["alpha words", "beta words", "die", "gamma words", "delta words"]
-        write_warc(warc, [warc_record(f"http://example.com/{i}", f"<p>{t}</p>".encode())
-                          for i, t in enumerate(texts)])  # fmt: skip
+        _words_warc(warc, texts)
         out = tmp_path / "out.jsonl"
         summary = run_batch([warc], out, BatchOptions(extractor="dying"), workers=1,
                             in_flight=1)  # fmt: skip

@@ -292,6 +292,11 @@ def _clean(text: Any, limit: int = MAX_TEXT_CHARS) -> str | None:
     return text or None
 
 
+def _meta_source(key: str) -> str:
+    """The source a meta tag's key names: ``opengraph`` for ``og:`` properties."""
+    return "opengraph" if key.startswith("og:") else "meta"
+
+
 def _norm(text: str | None) -> str:
     """Lower case, punctuation and whitespace out: for comparing two spellings of a title."""
     if not text:
@@ -521,7 +526,7 @@ class _Reader:
             self._main_items = [pair for _, pair in _ranked(self.items)]
         return self._main_items
 
-    def item_value(self, keys: Iterable[str], ranks: int = 2) -> tuple[Any, str] | None:
+    def item_value(self, keys: Iterable[str]) -> tuple[Any, str] | None:
         keys = tuple(keys)
         for item, source in self.main_items():
             for key in keys:
@@ -569,7 +574,7 @@ class _Reader:
                 named.append((text, structured[1]))
         found = self.first_meta(_TITLE_META)
         if found:
-            named.append((found[0], "opengraph" if found[1].startswith("og:") else "meta"))
+            named.append((found[0], _meta_source(found[1])))
         parts = []
         if self.title_text:
             named.append((self.title_text, "title"))
@@ -684,26 +689,21 @@ class _Reader:
         previous = next(heading.itersiblings(etree.Element, preceding=True), None)
         if previous is not None:
             texts.extend(t for t in previous.itertext() if t.strip())
-        for text in texts[:24]:
-            if len(text) > 200:
-                continue
-            match = _TEXT_DATE.search(text)
-            if match:
-                date = self.date(match.group(0), "date_published")
-                if date:
-                    return date, "page"
-        return None
+        return self._first_text_date(t for t in texts[:24] if len(t) <= 200)
 
     def _visible_date(self) -> tuple[str, str] | None:
         """A date written in a byline or a date element (``class="post-date"``, ...): the
         date a reader sees, which htmldate's quick search does not read as text."""
         self._attributes_pass()
-        for el in self.date_elements + self.author_elements:
-            if el in self.doc.removed:
-                continue
-            text = _element_text(el, 200)
-            if not text:
-                continue
+        removed = self.doc.removed
+        elements = self.date_elements + self.author_elements
+        return self._first_text_date(
+            _element_text(el, 200) or "" for el in elements if el not in removed
+        )
+
+    def _first_text_date(self, texts: Iterable[str]) -> tuple[str, str] | None:
+        """The first date written in ``texts`` (:data:`_TEXT_DATE`) that is a valid one."""
+        for text in texts:
             match = _TEXT_DATE.search(text)
             if match:
                 date = self.date(match.group(0), "date_published")
@@ -780,7 +780,7 @@ class _Reader:
                 return text, found[1]
         found_meta = self.first_meta(_DESCRIPTION_META)
         if found_meta:
-            return found_meta[0], "opengraph" if found_meta[1].startswith("og:") else "meta"
+            return found_meta[0], _meta_source(found_meta[1])
         return None
 
     def canonical_url(self) -> tuple[str, str] | None:
@@ -796,7 +796,7 @@ class _Reader:
     def site_name(self, title: str | None) -> tuple[str, str] | None:
         found = self.first_meta(_SITE_META)
         if found:
-            return found[0], "opengraph" if found[1].startswith("og:") else "meta"
+            return found[0], _meta_source(found[1])
         for item, source in self.items:
             publisher = item.get("publisher")
             if isinstance(publisher, dict) and _clean(publisher.get("name")):
@@ -821,7 +821,7 @@ class _Reader:
             for value in self.meta.get(key, ()):
                 url = self.safe_url(value, "main_image")
                 if url:
-                    return url, "opengraph" if key.startswith("og:") else "meta"
+                    return url, _meta_source(key)
         if content_images:
             return content_images[0], "main-content"
         return None

@@ -305,41 +305,35 @@ class ItemWriter:
             return reason, quality, page_type
         return self.failure(item), self.quality(item), self.page_type(item)
 
-    def page_type(self, item: Any) -> str | None:
-        """The page type written into an item (None where its method tells none or the
-        item holds no page_type output): what ``BOILERPLATE_PAGE_TYPES`` looks at."""
+    def written(self, item: Any, output: str) -> Any:
+        """The value ``item`` holds for ``output``: in the container field, or in the
+        output's own field; None where this writer writes that output nowhere."""
         adapter = ItemAdapter(item)
         if self.container:
             value = adapter.get(self.container)
-            page_type = value.get("page_type") if isinstance(value, dict) else None
-        elif "page_type" in self.fields:
-            page_type = adapter.get(self.fields["page_type"])
-        else:
-            return None
+            return value.get(output) if isinstance(value, dict) else None
+        if output in self.fields:
+            return adapter.get(self.fields[output])
+        return None
+
+    def page_type(self, item: Any) -> str | None:
+        """The page type written into an item (None where its method tells none or the
+        item holds no page_type output): what ``BOILERPLATE_PAGE_TYPES`` looks at."""
+        page_type = self.written(item, "page_type")
         return page_type if isinstance(page_type, str) else None
 
     def quality(self, item: Any) -> float | None:
         """The quality written into an item (None where its method gives none or the item
         holds no quality output): what ``BOILERPLATE_MIN_QUALITY`` looks at."""
-        adapter = ItemAdapter(item)
-        if self.container:
-            value = adapter.get(self.container)
-            quality = value.get("quality") if isinstance(value, dict) else None
-        elif "quality" in self.fields:
-            quality = adapter.get(self.fields["quality"])
-        else:
-            return None
+        quality = self.written(item, "quality")
         return float(quality) if isinstance(quality, (int, float)) else None
 
     def failure(self, item: Any) -> str | None:
         """The recorded reason an item has no main text (None when it has it or none was
         written): what ``BOILERPLATE_ON_ERROR = "drop"`` looks at."""
+        if self.container or "reason" in self.fields:
+            return self.written(item, "reason")
         adapter = ItemAdapter(item)
-        if self.container:
-            value = adapter.get(self.container)
-            return value.get("reason") if isinstance(value, dict) else None
-        if "reason" in self.fields:
-            return adapter.get(self.fields["reason"])
         if "main_text" in self.fields and self.fields["main_text"] in adapter:
             return None if adapter.get(self.fields["main_text"]) else Reason.NO_TEXT.value
         return None
