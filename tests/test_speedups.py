@@ -34,7 +34,7 @@ from scrapy_boilerplate.core.document import (
     justext_segment,
 )
 from scrapy_boilerplate.core.errors import InvalidParameter
-from scrapy_boilerplate.core.result import blocks_from_segments
+from scrapy_boilerplate.core.result import Block, blocks_from_segments
 from scrapy_boilerplate.extractors.cnr import MENU_TAGS, NON_CONTENT_TAGS
 from scrapy_boilerplate.extractors.cnr import algorithm as cnr
 from scrapy_boilerplate.extractors.cnr.recorder import CNRNodes
@@ -451,7 +451,7 @@ TWINS = (
     document._utf8, document._count_tags, document._attributes_over,
     blocks_from_segments, cnr._tree_arrays, cnr.label_blocks, cnr._element_xpath,
     metadata._attribute_candidates, language._ngram_counts, render._image_walk,
-    document.elements_named,
+    document.elements_named, render._match_nodes,
 )  # fmt: skip
 
 
@@ -1025,6 +1025,48 @@ def test_image_walk_equals_python() -> None:
             ]  # fmt: skip
         render.main_html(doc, result)  # the walk main_html reads, cached: read by both now
         assert render.content_images(doc, result) == images
+
+
+def test_match_nodes_equals_python() -> None:
+    """The compiled block matching gives its Python twin's content flags, unmatched blocks
+    and misses: on the fixture pages (each block once as extracted, once with every other
+    block's text changed so that it is missed), on texts with white space of every width
+    (a squeezed string must compare equal however wide its original was), and on hidden
+    text nodes that a block covers only with them."""
+    cases = []
+    for path in sorted(PAGES.glob("*.html")):
+        doc = parse(path.read_bytes(), url="https://example.com/")
+        result = extract(doc, "justext")
+        texts, hidden, _ = render._image_walk.python(doc, result, doc.root, 0)
+        blocks = [b for b in result.blocks if b.text.strip()]
+        cases.append((texts, hidden, blocks))
+        changed = [
+            Block(text=b.text + (" x" if i % 2 else ""), label="content", xpath=b.xpath, tag="p")
+            for i, b in enumerate(blocks)
+        ]
+        cases.append((texts, hidden, changed))
+    wide = ["caf\u00e9\u3000bar", "\u4e2d\u3000\u6587", "a\u2028b \U0001f600\u00a0c", "  ", "plain"]
+    cases.append((wide, bytearray(len(wide)), [
+        Block(text="caf\u00e9 bar \u4e2d\u6587", label="content", xpath="/x", tag="p"),
+        Block(text="a b\U0001f600 c", label="boilerplate", xpath="/y", tag="p"),
+        Block(text="plain", label="content", xpath="/z", tag="p"),
+    ]))  # fmt: skip
+    hidden_texts = ["Menu", "One two", "three", "Four"]
+    cases.append((hidden_texts, bytearray([0, 0, 1, 0]), [
+        Block(text="One two three", label="content", xpath="/a", tag="p"),
+        Block(text="Four", label="content", xpath="/b", tag="p"),
+        Block(text="Nowhere", label="content", xpath="/c", tag="p"),
+    ]))  # fmt: skip
+    for texts, hidden, blocks in cases:
+        compiled = _speedups.match_nodes(texts, hidden, blocks)
+        python = render._match_nodes.python(texts, hidden, blocks)
+        assert compiled[0] == python[0]
+        assert compiled[2:] == python[2:]
+        assert {k: [id(b) for b in v] for k, v in compiled[1].items()} == {
+            k: [id(b) for b in v] for k, v in python[1].items()
+        }
+    assert any(sum(c[0]) for c in [render._match_nodes.python(*case) for case in cases])
+    assert render._match_nodes.python(*cases[-1])[0] == bytearray([0, 1, 1, 1])
 
 
 def test_elements_named_equals_lxml() -> None:

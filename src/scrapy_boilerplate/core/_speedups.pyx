@@ -1977,3 +1977,183 @@ def elements_named(root, tuple names, bint any_namespace=False):
             raise Unsupported("entity reference")
         c = _preorder_next(c, top)
     return out
+
+
+cdef Py_ssize_t _squeeze_pass(const _Char* chars, Py_ssize_t n, Py_UCS4* widest, int kind,
+                              void* data) noexcept:
+    """The characters of ``chars`` that are not white space: counted (and their widest in
+    ``widest``), and written into ``data`` (of width ``kind``) unless that is NULL."""
+    cdef Py_ssize_t i, length = 0
+    cdef Py_UCS4 ch
+    for i in range(n):
+        ch = chars[i]
+        if not Py_UNICODE_ISSPACE(ch):
+            if data is not NULL:
+                PyUnicode_WRITE(kind, data, length, ch)
+            elif ch > widest[0]:
+                widest[0] = ch
+            length += 1
+    return length
+
+
+cdef str _squeeze(str text):
+    """``"".join(text.split())``: ``text`` without its white space (``text`` itself where
+    it has none), a canonical string (its width that of its widest character)."""
+    cdef int width = PyUnicode_KIND(text)
+    cdef void* chars = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text), length
+    cdef Py_UCS4 widest = 0
+    if width == 1:
+        length = _squeeze_pass(<const uint8_t*>chars, n, &widest, 0, NULL)
+    elif width == 2:
+        length = _squeeze_pass(<const uint16_t*>chars, n, &widest, 0, NULL)
+    else:
+        length = _squeeze_pass(<const uint32_t*>chars, n, &widest, 0, NULL)
+    if length == n:
+        return text
+    cdef str out = PyUnicode_New(length, widest)
+    cdef int kind = PyUnicode_KIND(out)
+    cdef void* data = PyUnicode_DATA(out)
+    if width == 1:
+        _squeeze_pass(<const uint8_t*>chars, n, &widest, kind, data)
+    elif width == 2:
+        _squeeze_pass(<const uint16_t*>chars, n, &widest, kind, data)
+    else:
+        _squeeze_pass(<const uint32_t*>chars, n, &widest, kind, data)
+    return out
+
+
+cdef extern from "Python.h":
+    Py_ssize_t PyUnicode_Tailmatch(object, object, Py_ssize_t, Py_ssize_t, int) except -1
+    char* PyByteArray_AS_STRING(object)
+
+cdef object _CONTENT_LABEL = None
+cdef Py_ssize_t _SCAN_NEAR = 0, _SCAN_WINDOW = 0
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef inline Py_ssize_t _match_run(
+    list squeezed, const unsigned char* taken, const unsigned char* hidden, Py_ssize_t n,
+    Py_ssize_t start, bint with_hidden, str target, Py_ssize_t size,
+) except -2:
+    """``render._match_nodes``'s ``run``: the end of the text nodes from ``start`` whose
+    characters make ``target``, or -1."""
+    cdef Py_ssize_t pos = 0, i = start, length
+    cdef str piece
+    while i < n:
+        if taken[i] or (hidden[i] and not with_hidden):
+            i += 1
+            continue
+        piece = <str>squeezed[i]
+        length = len(piece)
+        if pos + length > size or PyUnicode_Tailmatch(target, piece, pos, pos + length, -1) != 1:
+            return -1
+        pos += length
+        i += 1
+        if pos == size:
+            return i
+    return -1
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def match_nodes(list texts, bytearray hidden, list blocks):
+    """``render._match_nodes``, compiled: the same search, its loops in C and each
+    comparison one ``PyUnicode_Tailmatch`` (what ``str.startswith`` calls)."""
+    global _CONTENT_LABEL, _SCAN_NEAR, _SCAN_WINDOW
+    if _CONTENT_LABEL is None:
+        from . import render
+        from .result import CONTENT
+
+        _SCAN_NEAR, _SCAN_WINDOW = render.SCAN_NEAR, render.SCAN_WINDOW
+        _CONTENT_LABEL = CONTENT
+    if _check is None:
+        _bind()
+    cdef Py_ssize_t n = len(texts)
+    if len(hidden) != n:
+        raise Unsupported("texts and hidden differ in length")
+    cdef list squeezed = [_squeeze(<str?>t) for t in texts]
+    cdef bytearray content = bytearray(n)
+    cdef bytearray taken_buffer = bytearray(n)
+    cdef bytearray visible_buffer = bytearray((n + 1) * sizeof(Py_ssize_t))
+    cdef unsigned char* content_at = <unsigned char*>PyByteArray_AS_STRING(content)
+    cdef unsigned char* taken = <unsigned char*>PyByteArray_AS_STRING(taken_buffer)
+    cdef const unsigned char* hidden_at = <const unsigned char*>PyByteArray_AS_STRING(hidden)
+    cdef Py_ssize_t* visible = <Py_ssize_t*>PyByteArray_AS_STRING(visible_buffer)
+    cdef Py_ssize_t i, j, start, end, stop, tries, size, number = 0, first
+    cdef Py_ssize_t cursor = 0, missed = 0
+    cdef Py_ssize_t budget = 8 * n + 4096  # text nodes looked at, for all the blocks
+    cdef Py_ssize_t near = _SCAN_NEAR, window = _SCAN_WINDOW
+    cdef bint with_hidden, is_content
+    cdef str target, piece
+    cdef dict fallback = {}
+    cdef list pending = []
+    visible[n] = n
+    for i in range(n - 1, -1, -1):
+        visible[i] = visible[i + 1] if hidden_at[i] else i
+    for block in blocks:
+        if not number & 255:
+            _check()
+        number += 1
+        target = _squeeze(<str?>block.text)
+        size = len(target)
+        is_content = block.label == _CONTENT_LABEL
+        start = cursor
+        while start < n and taken[start]:
+            start += 1
+        end = -1
+        with_hidden = False
+        j = start
+        stop = min(n, start + near)
+        while j < stop and budget > 0:
+            budget -= 1
+            piece = <str>squeezed[j]
+            if not taken[j] and len(piece) <= size and PyUnicode_Tailmatch(
+                target, piece, 0, len(piece), -1
+            ) == 1:
+                with_hidden = True
+                end = _match_run(squeezed, taken, hidden_at, n, j, True, target, size)
+                if end < 0 and not hidden_at[j]:
+                    with_hidden = False
+                    end = _match_run(squeezed, taken, hidden_at, n, j, False, target, size)
+                if end >= 0:
+                    start = j
+                    break
+            j += 1
+        tries = 0
+        j = visible[j] if j < n else n
+        while end < 0 and j < n and tries < window and budget > 0:
+            budget -= 1
+            if not taken[j]:
+                tries += 1
+                piece = <str>squeezed[j]
+                if len(piece) <= size and PyUnicode_Tailmatch(
+                    target, piece, 0, len(piece), -1
+                ) == 1:
+                    end = _match_run(squeezed, taken, hidden_at, n, j, False, target, size)
+                    if end >= 0:
+                        start = j
+                        with_hidden = False
+                        break
+            j = visible[j + 1]
+        if end >= 0:
+            for i in range(start, end):
+                if taken[i] or (hidden_at[i] and not with_hidden):
+                    continue
+                taken[i] = 1
+                if is_content:
+                    content_at[i] = 1
+            cursor = end
+            if is_content and pending:
+                first = start
+                while first < end and not content_at[first]:
+                    first += 1
+                if first == end:
+                    raise StopIteration
+                fallback[first] = pending
+                pending = []
+        elif is_content:
+            pending.append(block)
+            missed += 1
+    return content, fallback, missed, pending

@@ -315,6 +315,110 @@ def _image_walk(
     return plan.texts, plan.hidden, [(r[0], r[1], r[2], r[3]) for r in images]
 
 
+@_compiled.twin("match_nodes")
+def _match_nodes(
+    texts: list[str], hidden: bytearray, blocks: list[Block]
+) -> tuple[bytearray, dict[int, list[Block]], int, list[Block]]:
+    """The blocks matched to the text nodes ``texts`` in page order, each block to the run
+    of text nodes whose characters (white space left out) make its text: per text node,
+    whether a content block covers it; the content blocks not found, by the first content
+    text node after them; how many; and those after the last one found. A block is
+    looked for from where the one before it ended, first among the next
+    :data:`SCAN_NEAR` text nodes (with the ``hidden`` ones, or else without them), then in
+    the next :data:`SCAN_WINDOW` text nodes the page shows; at most ``8 n + 4096`` text
+    nodes are looked at in all, so the time is linear. The compiled
+    ``_speedups.match_nodes`` compares the same strings without Python's loop."""
+    content = bytearray()
+    fallback: dict[int, list[Block]] = {}
+    missed = 0
+    n = len(texts)
+    squeezed = ["".join(t.split()) for t in texts]
+    content.extend(bytes(n))
+    taken = bytearray(n)
+    visible = [n] * (n + 1)  # the first text node from i on that is not hidden
+    for i in range(n - 1, -1, -1):
+        visible[i] = visible[i + 1] if hidden[i] else i
+    cursor = 0
+    budget = 8 * n + 4096  # text nodes looked at, for all the blocks: linear time
+    pending: list[Block] = []  # content blocks not found, waiting for a place
+
+    def run(start: int, with_hidden: bool, target: str) -> int:
+        """The end of the text nodes from ``start`` whose characters make ``target``
+        (hidden ones left out unless ``with_hidden``), or -1."""
+        pos = 0
+        i = start
+        size = len(target)
+        while i < n:
+            if taken[i] or (hidden[i] and not with_hidden):
+                i += 1
+                continue
+            piece = squeezed[i]
+            if not target.startswith(piece, pos):
+                return -1
+            pos += len(piece)
+            i += 1
+            if pos == size:
+                return i
+        return -1
+
+    def claim(start: int, end: int, with_hidden: bool, is_content: bool) -> None:
+        for i in range(start, end):
+            if taken[i] or (hidden[i] and not with_hidden):
+                continue
+            taken[i] = 1
+            if is_content:
+                content[i] = 1
+
+    for number, block in enumerate(blocks):
+        if not number & 255:
+            check()
+        target = "".join(block.text.split())
+        is_content = block.label == CONTENT
+        start = cursor
+        while start < n and taken[start]:
+            start += 1
+        # the nearest text nodes first (a gap of text the method did not read: a
+        # drop-down list, a hidden element), then text nodes the page shows only
+        end, with_hidden, j, stop = -1, False, start, min(n, start + SCAN_NEAR)
+        while j < stop and budget > 0:
+            budget -= 1
+            piece = squeezed[j]
+            if not taken[j] and target.startswith(piece):
+                # with the text the method may not have read, else without it
+                with_hidden = True
+                end = run(j, True, target)
+                if end < 0 and not hidden[j]:
+                    with_hidden = False
+                    end = run(j, False, target)
+                if end >= 0:
+                    start = j
+                    break
+            j += 1
+        tries = 0
+        j = visible[j] if j < n else n
+        while end < 0 and j < n and tries < SCAN_WINDOW and budget > 0:
+            budget -= 1
+            if not taken[j]:
+                tries += 1
+                if target.startswith(squeezed[j]):
+                    end = run(j, False, target)
+                    if end >= 0:
+                        start, with_hidden = j, False
+                        break
+            j = visible[j + 1]
+        if end >= 0:
+            claim(start, end, with_hidden, is_content)
+            cursor = end
+            if is_content and pending:
+                first = next(i for i in range(start, end) if content[i])
+                fallback[first] = pending
+                pending = []
+        elif is_content:
+            pending.append(block)
+            missed += 1
+    return content, fallback, missed, pending
+
+
 def _make_plan(doc: Document, result: Extraction) -> _Plan | None:
     content = [b for b in result.blocks if b.label == CONTENT and b.text.strip()]
     if not content:
@@ -567,93 +671,13 @@ class _Plan:
 
     # -- 2. the blocks matched to text nodes -------------------------------------------------
     def match(self, blocks: list[Block]) -> None:
-        texts, hidden, content = self.texts, self.hidden, self.content
-        n = len(texts)
-        squeezed = ["".join(t.split()) for t in texts]
-        content.extend(bytes(n))
-        taken = bytearray(n)
-        visible = [n] * (n + 1)  # the first text node from i on that is not hidden
-        for i in range(n - 1, -1, -1):
-            visible[i] = visible[i + 1] if hidden[i] else i
-        cursor = 0
-        budget = 8 * n + 4096  # text nodes looked at, for all the blocks: linear time
-        pending: list[Block] = []  # content blocks not found, waiting for a place
-
-        def run(start: int, with_hidden: bool, target: str) -> int:
-            """The end of the text nodes from ``start`` whose characters make ``target``
-            (hidden ones left out unless ``with_hidden``), or -1."""
-            pos = 0
-            i = start
-            size = len(target)
-            while i < n:
-                if taken[i] or (hidden[i] and not with_hidden):
-                    i += 1
-                    continue
-                piece = squeezed[i]
-                if not target.startswith(piece, pos):
-                    return -1
-                pos += len(piece)
-                i += 1
-                if pos == size:
-                    return i
-            return -1
-
-        def claim(start: int, end: int, with_hidden: bool, is_content: bool) -> None:
-            for i in range(start, end):
-                if taken[i] or (hidden[i] and not with_hidden):
-                    continue
-                taken[i] = 1
-                if is_content:
-                    content[i] = 1
-
-        for number, block in enumerate(blocks):
-            if not number & 255:
-                check()
-            target = "".join(block.text.split())
-            is_content = block.label == CONTENT
-            start = cursor
-            while start < n and taken[start]:
-                start += 1
-            # the nearest text nodes first (a gap of text the method did not read: a
-            # drop-down list, a hidden element), then text nodes the page shows only
-            end, with_hidden, j, stop = -1, False, start, min(n, start + SCAN_NEAR)
-            while j < stop and budget > 0:
-                budget -= 1
-                piece = squeezed[j]
-                if not taken[j] and target.startswith(piece):
-                    # with the text the method may not have read, else without it
-                    with_hidden = True
-                    end = run(j, True, target)
-                    if end < 0 and not hidden[j]:
-                        with_hidden = False
-                        end = run(j, False, target)
-                    if end >= 0:
-                        start = j
-                        break
-                j += 1
-            tries = 0
-            j = visible[j] if j < n else n
-            while end < 0 and j < n and tries < SCAN_WINDOW and budget > 0:
-                budget -= 1
-                if not taken[j]:
-                    tries += 1
-                    if target.startswith(squeezed[j]):
-                        end = run(j, False, target)
-                        if end >= 0:
-                            start, with_hidden = j, False
-                            break
-                j = visible[j + 1]
-            if end >= 0:
-                claim(start, end, with_hidden, is_content)
-                cursor = end
-                if is_content and pending:
-                    first = next(i for i in range(start, end) if content[i])
-                    self.fallback[first] = pending
-                    pending = []
-            elif is_content:
-                pending.append(block)
-                self.missed += 1
-        self.trailing = pending
+        """Which text nodes each block's text covers (``content``), in page order; content
+        blocks not found are kept for :meth:`fallback` / :attr:`trailing`."""
+        content, fallback, missed, trailing = _match_nodes(self.texts, self.hidden, blocks)
+        self.content.extend(content)
+        self.fallback.update(fallback)
+        self.missed += missed
+        self.trailing = trailing
 
     # -- 3. what is written out ----------------------------------------------------------------
     def decide(self) -> None:
