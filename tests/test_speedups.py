@@ -451,7 +451,7 @@ TWINS = (
     document._utf8, document._count_tags, document._attributes_over,
     blocks_from_segments, cnr._tree_arrays, cnr.label_blocks, cnr._element_xpath,
     metadata._attribute_candidates, language._ngram_counts, render._image_walk,
-    document.elements_named, render._match_nodes,
+    document.elements_named, render._match_nodes, render._follow, render._content_parent,
 )  # fmt: skip
 
 
@@ -1058,15 +1058,90 @@ def test_match_nodes_equals_python() -> None:
         Block(text="Nowhere", label="content", xpath="/c", tag="p"),
     ]))  # fmt: skip
     for texts, hidden, blocks in cases:
-        compiled = _speedups.match_nodes(texts, hidden, blocks)
-        python = render._match_nodes.python(texts, hidden, blocks)
-        assert compiled[0] == python[0]
-        assert compiled[2:] == python[2:]
-        assert {k: [id(b) for b in v] for k, v in compiled[1].items()} == {
-            k: [id(b) for b in v] for k, v in python[1].items()
-        }
+        prefixes = {None, render._content_parent.python(blocks)}
+        prefixes |= {b.xpath.rsplit("/", 1)[0] for b in blocks[:3]}
+        for prefix in prefixes:
+            compiled = _speedups.match_nodes(texts, hidden, blocks, prefix)
+            python = render._match_nodes.python(texts, hidden, blocks, prefix)
+            assert compiled[0] == python[0]
+            assert compiled[2:] == python[2:]
+            assert {k: [id(b) for b in v] for k, v in compiled[1].items()} == {
+                k: [id(b) for b in v] for k, v in python[1].items()
+            }
     assert any(sum(c[0]) for c in [render._match_nodes.python(*case) for case in cases])
     assert render._match_nodes.python(*cases[-1])[0] == bytearray([0, 1, 1, 1])
+
+
+def test_content_parent_equals_python() -> None:
+    """The compiled common parent of the content blocks' xpaths is its Python twin's: on
+    the fixture pages' blocks and on made-up xpaths (siblings, a step that only starts
+    like another, no slash, blocks without text or not content, none at all)."""
+
+    def made(*pairs: tuple[str, str]) -> list[Block]:
+        return [Block(text=t, xpath=x, tag="p", label="content") for x, t in pairs]
+
+    cases = [
+        made(("/html[1]/body[1]/div[1]/p[1]", "a"), ("/html[1]/body[1]/div[1]/p[2]", "b")),
+        made(("/html[1]/body[1]/div[1]/p[1]", "a"), ("/html[1]/body[1]/div[12]/p[1]", "b")),
+        made(("/html[1]/body[1]/div[1]", "a"), ("/html[1]/body[1]/div[1]/p[3]", "b")),
+        made(("p[1]", "a"), ("p[2]", "b")),
+        made(("/html[1]/body[1]/div[1]/p[1]", " \u3000 "), ("/html[1]/body[1]/x[1]", "b")),
+        made(("/html[1]/b\u00f6dy[1]/p[1]", "a"), ("/html[1]/b\u00f6dy[1]/p[2]", "b")),
+        [Block(text="a", xpath="/html[1]/p[1]", tag="p", label="boilerplate")],
+        [],
+    ]
+    for path in sorted(PAGES.glob("*.html")):
+        doc = parse(path.read_bytes(), url="https://example.com/")
+        cases.append(extract(doc, "justext").blocks)
+    for blocks in cases:
+        assert _speedups.content_parent(blocks) == render._content_parent.python(blocks)
+    assert render._content_parent(cases[1]) == "/html[1]/body[1]"
+    assert render._content_parent(cases[4]) == "/html[1]/body[1]"
+    assert render._content_parent(cases[6]) is None
+
+
+def test_follow_steps_equals_python() -> None:
+    """The compiled step-by-step xpath walk finds the element its Python twin finds (the
+    same proxy target, or None) for every block's xpath of the fixture pages and variants
+    of it (its parent, upper-case names, other positions, a step too many), on a page with
+    comments and processing instructions among the children, and on a namespaced XHTML
+    tree; a name outside ASCII leaves the work to the Python function."""
+    roots = []
+    for path in sorted(PAGES.glob("*.html")):
+        doc = parse(path.read_bytes(), url="https://example.com/")
+        roots.append((doc.root, [b.xpath for b in extract(doc, "justext").blocks]))
+    mixed = etree.fromstring(
+        b"<html><body><!-- c --><div>a</div><?pi x?><div>b<p>one</p><!-- d --><p>two</p>"
+        b"</div><DIV>c</DIV></body></html>",
+        etree.HTMLParser(),
+    )
+    roots.append((mixed, ["/html[1]/body[1]/div[2]/p[2]", "/html[1]/body[1]/div[3]"]))
+    xhtml = etree.fromstring(
+        b'<html xmlns="http://www.w3.org/1999/xhtml"><body><div/><Div><p>x</p></Div></body></html>'
+    )
+    roots.append((xhtml, ["/html[1]/body[1]/div[1]", "/html[1]/body[1]/div[2]/p[1]"]))
+    looked = found = 0
+    for root, xpaths in roots:
+        for xpath in xpaths:
+            variants = (xpath, xpath.rsplit("/", 1)[0], xpath.upper(),
+                        xpath.replace("[1]", "[2]"), xpath + "/p[1]")  # fmt: skip
+            for variant in variants:
+                steps = list(render._STEP.finditer(variant))
+                if not steps:
+                    continue
+                names = [(m.group(1) or m.group(2)).lower() for m in steps]
+                positions = [int(m.group(3)) for m in steps]
+                compiled = _speedups.follow_steps(root, names, positions)
+                python = render._follow.python(root, names, positions)
+                assert compiled is python or (compiled is not None and compiled == python)
+                looked += 1
+                found += python is not None
+    assert looked > 50 and 0 < found < looked
+    assert render._resolve(mixed, "/html[1]/body[1]/div[2]/p[2]").text == "two"
+    assert render._resolve(xhtml, "/html[1]/body[1]/div[2]/p[1]").text == "x"
+    with pytest.raises(_speedups.Unsupported):
+        _speedups.follow_steps(mixed, ["html", "b\u00f6dy"], [1, 1])
+    assert render._follow(mixed, ["html", "b\u00f6dy"], [1, 1]) is None
 
 
 def test_elements_named_equals_lxml() -> None:

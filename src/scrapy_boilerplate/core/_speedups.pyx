@@ -42,6 +42,8 @@ from cpython.unicode cimport (
     PyUnicode_DATA,
     PyUnicode_KIND,
     PyUnicode_New,
+    PyUnicode_READ,
+    PyUnicode_READ_CHAR,
     PyUnicode_WRITE,
     Py_UNICODE_ISPRINTABLE,
     Py_UNICODE_ISSPACE,
@@ -1979,77 +1981,137 @@ def elements_named(root, tuple names, bint any_namespace=False):
     return out
 
 
-cdef Py_ssize_t _squeeze_pass(const _Char* chars, Py_ssize_t n, Py_UCS4* widest, int kind,
-                              void* data) noexcept:
-    """The characters of ``chars`` that are not white space: counted (and their widest in
-    ``widest``), and written into ``data`` (of width ``kind``) unless that is NULL."""
-    cdef Py_ssize_t i, length = 0
-    cdef Py_UCS4 ch
-    for i in range(n):
-        ch = chars[i]
-        if not Py_UNICODE_ISSPACE(ch):
-            if data is not NULL:
-                PyUnicode_WRITE(kind, data, length, ch)
-            elif ch > widest[0]:
-                widest[0] = ch
-            length += 1
-    return length
-
-
-cdef str _squeeze(str text):
-    """``"".join(text.split())``: ``text`` without its white space (``text`` itself where
-    it has none), a canonical string (its width that of its widest character)."""
-    cdef int width = PyUnicode_KIND(text)
-    cdef void* chars = PyUnicode_DATA(text)
-    cdef Py_ssize_t n = len(text), length
-    cdef Py_UCS4 widest = 0
-    if width == 1:
-        length = _squeeze_pass(<const uint8_t*>chars, n, &widest, 0, NULL)
-    elif width == 2:
-        length = _squeeze_pass(<const uint16_t*>chars, n, &widest, 0, NULL)
-    else:
-        length = _squeeze_pass(<const uint32_t*>chars, n, &widest, 0, NULL)
-    if length == n:
-        return text
-    cdef str out = PyUnicode_New(length, widest)
-    cdef int kind = PyUnicode_KIND(out)
-    cdef void* data = PyUnicode_DATA(out)
-    if width == 1:
-        _squeeze_pass(<const uint8_t*>chars, n, &widest, kind, data)
-    elif width == 2:
-        _squeeze_pass(<const uint16_t*>chars, n, &widest, kind, data)
-    else:
-        _squeeze_pass(<const uint32_t*>chars, n, &widest, kind, data)
-    return out
-
-
 cdef extern from "Python.h":
-    Py_ssize_t PyUnicode_Tailmatch(object, object, Py_ssize_t, Py_ssize_t, int) except -1
     char* PyByteArray_AS_STRING(object)
+    Py_ssize_t PyUnicode_Tailmatch(object, object, Py_ssize_t, Py_ssize_t, int) except -1
 
 cdef object _CONTENT_LABEL = None
 cdef Py_ssize_t _SCAN_NEAR = 0, _SCAN_WINDOW = 0
 
 
+cdef inline Py_ssize_t _squeezed_at(str target, Py_ssize_t pos, Py_ssize_t size,
+                                     str text) noexcept:
+    """``squeezed(target).startswith(squeezed(text), at)`` (``squeezed``: the string without
+    its white space; ``at``: the non-space characters of ``target`` before ``pos``), read
+    in place: the position in ``target`` after the last character matched where it is
+    there, else -1. ``size``: the end of ``target``'s last non-space character."""
+    cdef int target_kind = PyUnicode_KIND(target), kind = PyUnicode_KIND(text)
+    cdef void* target_data = PyUnicode_DATA(target)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text), i
+    cdef Py_UCS4 ch, want
+    for i in range(n):
+        ch = PyUnicode_READ(kind, data, i)
+        if Py_UNICODE_ISSPACE(ch):
+            continue
+        while True:
+            if pos >= size:
+                return -1
+            want = PyUnicode_READ(target_kind, target_data, pos)
+            if not Py_UNICODE_ISSPACE(want):
+                break
+            pos += 1
+        if want != ch:
+            return -1
+        pos += 1
+    return pos
+
+
+cdef inline bint _at_or_below(str xpath, str prefix) except -1:
+    """``xpath == prefix or xpath.startswith(prefix + "/")``."""
+    cdef Py_ssize_t length = len(prefix)
+    if len(xpath) < length or PyUnicode_Tailmatch(xpath, prefix, 0, length, -1) != 1:
+        return False
+    return len(xpath) == length or PyUnicode_READ_CHAR(xpath, length) == 47  # "/"
+
+
+cdef inline Py_ssize_t _parent_end(str xpath) noexcept:
+    """The length of ``xpath.rsplit("/", 1)[0]``."""
+    cdef int kind = PyUnicode_KIND(xpath)
+    cdef void* data = PyUnicode_DATA(xpath)
+    cdef Py_ssize_t i = len(xpath) - 1
+    while i >= 0:
+        if PyUnicode_READ(kind, data, i) == 47:
+            return i
+        i -= 1
+    return len(xpath)
+
+
+def content_parent(list blocks):
+    """``render._content_parent``, compiled: the common parent path of the content blocks
+    with text, their xpaths compared in place (no parent string made but the result)."""
+    global _CONTENT_LABEL
+    if _CONTENT_LABEL is None:
+        _bind_render()
+    cdef str first = None, xpath
+    cdef Py_ssize_t common = 0, end, i, first_kind
+    cdef void* first_data
+    cdef list ends = []
+    cdef list xpaths = []
+    for block in blocks:
+        if block.label != _CONTENT_LABEL or _text_end(<str?>block.text) == 0:
+            continue
+        xpath = <str?>block.xpath
+        end = _parent_end(xpath)
+        xpaths.append(xpath)
+        ends.append(end)
+        if first is None:
+            first = xpath
+            common = end
+            continue
+        if end < common:
+            common = end
+        i = 0
+        while i < common and PyUnicode_READ_CHAR(xpath, i) == PyUnicode_READ_CHAR(first, i):
+            i += 1
+        common = i
+    if first is None:
+        return None
+    for i in range(len(xpaths)):
+        xpath = <str>xpaths[i]
+        if <Py_ssize_t>ends[i] != common and PyUnicode_READ_CHAR(xpath, common) != 47:
+            while common > 0 and PyUnicode_READ_CHAR(first, common - 1) != 47:
+                common -= 1
+            common = common - 1 if common > 0 else 0
+            break
+    return first[:common]
+
+
+cdef inline Py_ssize_t _text_end(str text) noexcept:
+    """The end of ``text``'s last character that is not white space (0: none)."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t end = len(text)
+    while end > 0 and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
+        end -= 1
+    return end
+
+
+cdef _bind_render():
+    global _CONTENT_LABEL, _SCAN_NEAR, _SCAN_WINDOW
+    from . import render
+    from .result import CONTENT
+
+    _SCAN_NEAR, _SCAN_WINDOW = render.SCAN_NEAR, render.SCAN_WINDOW
+    _CONTENT_LABEL = CONTENT
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef inline Py_ssize_t _match_run(
-    list squeezed, const unsigned char* taken, const unsigned char* hidden, Py_ssize_t n,
+    list texts, const unsigned char* taken, const unsigned char* hidden, Py_ssize_t n,
     Py_ssize_t start, bint with_hidden, str target, Py_ssize_t size,
-) except -2:
+) noexcept:
     """``render._match_nodes``'s ``run``: the end of the text nodes from ``start`` whose
     characters make ``target``, or -1."""
-    cdef Py_ssize_t pos = 0, i = start, length
-    cdef str piece
+    cdef Py_ssize_t pos = 0, i = start
     while i < n:
         if taken[i] or (hidden[i] and not with_hidden):
             i += 1
             continue
-        piece = <str>squeezed[i]
-        length = len(piece)
-        if pos + length > size or PyUnicode_Tailmatch(target, piece, pos, pos + length, -1) != 1:
+        pos = _squeezed_at(target, pos, size, <str>texts[i])
+        if pos < 0:
             return -1
-        pos += length
         i += 1
         if pos == size:
             return i
@@ -2058,22 +2120,19 @@ cdef inline Py_ssize_t _match_run(
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def match_nodes(list texts, bytearray hidden, list blocks):
-    """``render._match_nodes``, compiled: the same search, its loops in C and each
-    comparison one ``PyUnicode_Tailmatch`` (what ``str.startswith`` calls)."""
-    global _CONTENT_LABEL, _SCAN_NEAR, _SCAN_WINDOW
+def match_nodes(list texts, bytearray hidden, list blocks, prefix=None):
+    """``render._match_nodes``, compiled: the same search, its loops in C, each text node
+    compared in place with the block's text (its white space skipped: no squeezed copy)."""
     if _CONTENT_LABEL is None:
-        from . import render
-        from .result import CONTENT
-
-        _SCAN_NEAR, _SCAN_WINDOW = render.SCAN_NEAR, render.SCAN_WINDOW
-        _CONTENT_LABEL = CONTENT
+        _bind_render()
     if _check is None:
         _bind()
     cdef Py_ssize_t n = len(texts)
     if len(hidden) != n:
         raise Unsupported("texts and hidden differ in length")
-    cdef list squeezed = [_squeeze(<str?>t) for t in texts]
+    for t in texts:
+        if not isinstance(t, str):
+            raise Unsupported("a text node that is not a str")
     cdef bytearray content = bytearray(n)
     cdef bytearray taken_buffer = bytearray(n)
     cdef bytearray visible_buffer = bytearray((n + 1) * sizeof(Py_ssize_t))
@@ -2086,18 +2145,20 @@ def match_nodes(list texts, bytearray hidden, list blocks):
     cdef Py_ssize_t budget = 8 * n + 4096  # text nodes looked at, for all the blocks
     cdef Py_ssize_t near = _SCAN_NEAR, window = _SCAN_WINDOW
     cdef bint with_hidden, is_content
-    cdef str target, piece
+    cdef str target
     cdef dict fallback = {}
     cdef list pending = []
     visible[n] = n
     for i in range(n - 1, -1, -1):
         visible[i] = visible[i + 1] if hidden_at[i] else i
     for block in blocks:
+        target = <str?>block.text
+        size = _text_end(target)
+        if size == 0 or (prefix is not None and not _at_or_below(<str?>block.xpath, prefix)):
+            continue  # (no text, or outside the part read)
         if not number & 255:
             _check()
         number += 1
-        target = _squeeze(<str?>block.text)
-        size = len(target)
         is_content = block.label == _CONTENT_LABEL
         start = cursor
         while start < n and taken[start]:
@@ -2108,15 +2169,12 @@ def match_nodes(list texts, bytearray hidden, list blocks):
         stop = min(n, start + near)
         while j < stop and budget > 0:
             budget -= 1
-            piece = <str>squeezed[j]
-            if not taken[j] and len(piece) <= size and PyUnicode_Tailmatch(
-                target, piece, 0, len(piece), -1
-            ) == 1:
+            if not taken[j] and _squeezed_at(target, 0, size, <str>texts[j]) >= 0:
                 with_hidden = True
-                end = _match_run(squeezed, taken, hidden_at, n, j, True, target, size)
+                end = _match_run(texts, taken, hidden_at, n, j, True, target, size)
                 if end < 0 and not hidden_at[j]:
                     with_hidden = False
-                    end = _match_run(squeezed, taken, hidden_at, n, j, False, target, size)
+                    end = _match_run(texts, taken, hidden_at, n, j, False, target, size)
                 if end >= 0:
                     start = j
                     break
@@ -2127,11 +2185,8 @@ def match_nodes(list texts, bytearray hidden, list blocks):
             budget -= 1
             if not taken[j]:
                 tries += 1
-                piece = <str>squeezed[j]
-                if len(piece) <= size and PyUnicode_Tailmatch(
-                    target, piece, 0, len(piece), -1
-                ) == 1:
-                    end = _match_run(squeezed, taken, hidden_at, n, j, False, target, size)
+                if _squeezed_at(target, 0, size, <str>texts[j]) >= 0:
+                    end = _match_run(texts, taken, hidden_at, n, j, False, target, size)
                     if end >= 0:
                         start = j
                         with_hidden = False
@@ -2157,3 +2212,69 @@ def match_nodes(list texts, bytearray hidden, list blocks):
             pending.append(block)
             missed += 1
     return content, fallback, missed, pending
+
+
+cdef inline bint _local_name_is(const unsigned char* name, const unsigned char* wanted,
+                                Py_ssize_t length) except -1:
+    """Whether libxml2's element name ``name`` lower-cased is ``wanted`` (lower-case ASCII,
+    ``length`` bytes). Raises :class:`Unsupported` on a name outside ASCII that could be
+    it (Python's ``lower()`` is Unicode's)."""
+    cdef Py_ssize_t i
+    cdef unsigned char ch
+    for i in range(length + 1):
+        ch = name[i]
+        if ch >= 128:
+            raise Unsupported("an element name outside ASCII")
+        if 65 <= ch <= 90:
+            ch += 32
+        if i == length:
+            return ch == 0
+        if ch != wanted[i]:
+            return False
+    return False
+
+
+def follow_steps(root, list names, list positions):
+    """``render._follow``, compiled: the element the steps name from ``root``, by
+    libxml2's ``children`` / ``next`` pointers; a proxy for that element only."""
+    cdef cetree._Element root_el = <cetree._Element?>root
+    cdef xmlNode* c = root_el._c_node
+    cdef xmlNode* child
+    cdef Py_ssize_t count = len(names), number, position, length
+    cdef bytes wanted
+    cdef const unsigned char* wanted_at
+    if len(positions) != count:
+        raise Unsupported("names and positions differ in length")
+    if _check is None:
+        _bind()
+    if c is NULL or c.type != tree.XML_ELEMENT_NODE:
+        raise Unsupported("root is not an element")
+    if count == 0:
+        return None
+    for number in range(count):
+        if not number & 1023:
+            _check()
+        name = names[number]
+        if not isinstance(name, str) or not (<str>name).isascii():
+            raise Unsupported("a step name outside ASCII")
+        wanted = (<str>name).encode("ascii")
+        wanted_at = <const unsigned char*>wanted
+        length = len(wanted)
+        position = positions[number]
+        if number == 0:  # (libxml2's name is the local one, as the tag's after its "}")
+            if not _local_name_is(c.name, wanted_at, length) or position != 1:
+                return None
+            continue
+        child = c.children
+        while child is not NULL:
+            if child.type == tree.XML_ELEMENT_NODE and _local_name_is(
+                child.name, wanted_at, length
+            ):
+                position -= 1
+                if not position:
+                    break
+            child = child.next
+        if child is NULL:
+            return None
+        c = child
+    return cetree.elementFactory(root_el._doc, c)

@@ -219,30 +219,23 @@ def _images(doc: Document, result: Extraction) -> list[tuple[str | None, str]]:
     text nodes as for :func:`main_html`, and an image is kept by :meth:`_Plan.decide`'s
     rule (content text next to it, inside an element below ``<body>`` that holds content
     text, a usable URL). The same part of the page is read as :func:`_make_plan` reads."""
-    content = [b for b in result.blocks if b.label == CONTENT and b.text.strip()]
-    if not content:
+    prefix = _content_parent(result.blocks)
+    if prefix is None:
         return []
-    blocks = [b for b in result.blocks if b.text.strip()]
-    prefix = _common_parent([b.xpath for b in content])
     region = _resolve(doc.root, prefix)
     if region is not None and region is not doc.root and not _dropped(region, doc.removed):
-        inside = prefix + "/"
-        kept = _images_below(
-            doc,
-            result,
-            region,
-            [b for b in blocks if b.xpath.startswith(inside) or b.xpath == prefix],
-        )
+        kept = _images_below(doc, result, region, prefix)
         if kept is not None:
             return kept
-    return _images_below(doc, result, doc.root, blocks, whole=True) or []
+    return _images_below(doc, result, doc.root, None) or []
 
 
 def _images_below(
-    doc: Document, result: Extraction, top: Any, blocks: list[Block], whole: bool = False
+    doc: Document, result: Extraction, top: Any, prefix: str | None
 ) -> list[tuple[str | None, str]] | None:
-    """The kept images of ``top``'s subtree; None where a content block is not found there
-    (and ``top`` is not the whole page)."""
+    """The kept images of ``top``'s subtree, the element that the xpath ``prefix`` names
+    (None: the whole page); None where a content block is not found there (and ``top`` is
+    not the whole page)."""
     removed = doc.removed
     depth = sum(
         1 for el in top.iterancestors() if el in removed or _local_name(el.tag) in LEAF_SKIPPED_TAGS
@@ -250,15 +243,16 @@ def _images_below(
     texts, hidden, images = _image_walk(doc, result, top, depth)
     plan = _Plan(doc, result)
     plan.texts, plan.hidden = texts, hidden
-    plan.match(blocks)
-    if plan.missed and not whole:
+    plan.match(result.blocks, prefix)
+    if plan.missed and prefix is not None:
         return None
     content, n = plan.content, len(texts)
     out = []
     for el, piece, first, end in images:
         before = piece > 0 and content[piece - 1]
         after = piece < n and content[piece]
-        if (before or after) and first >= 0 and any(content[first:end]):
+        # (content text inside its outer element: a 1 between first and end, found in C)
+        if (before or after) and first >= 0 and content.find(1, first, end) >= 0:
             image = _image_of(plan.urls, el)
             if image[0] is not None:
                 out.append(image)
@@ -317,10 +311,11 @@ def _image_walk(
 
 @_compiled.twin("match_nodes")
 def _match_nodes(
-    texts: list[str], hidden: bytearray, blocks: list[Block]
+    texts: list[str], hidden: bytearray, blocks: list[Block], prefix: str | None = None
 ) -> tuple[bytearray, dict[int, list[Block]], int, list[Block]]:
-    """The blocks matched to the text nodes ``texts`` in page order, each block to the run
-    of text nodes whose characters (white space left out) make its text: per text node,
+    """The blocks that have text (and are at or below the xpath ``prefix``, unless that is
+    None) matched to the text nodes ``texts`` in page order, each block to the run of text
+    nodes whose characters (white space left out) make its text: per text node,
     whether a content block covers it; the content blocks not found, by the first content
     text node after them; how many; and those after the last one found. A block is
     looked for from where the one before it ended, first among the next
@@ -328,6 +323,15 @@ def _match_nodes(
     the next :data:`SCAN_WINDOW` text nodes the page shows; at most ``8 n + 4096`` text
     nodes are looked at in all, so the time is linear. The compiled
     ``_speedups.match_nodes`` compares the same strings without Python's loop."""
+    if prefix is None:
+        blocks = [b for b in blocks if b.text.strip()]
+    else:
+        inside = prefix + "/"
+        blocks = [
+            b
+            for b in blocks
+            if b.text.strip() and (b.xpath.startswith(inside) or b.xpath == prefix)
+        ]
     content = bytearray()
     fallback: dict[int, list[Block]] = {}
     missed = 0
@@ -420,28 +424,36 @@ def _match_nodes(
 
 
 def _make_plan(doc: Document, result: Extraction) -> _Plan | None:
-    content = [b for b in result.blocks if b.label == CONTENT and b.text.strip()]
-    if not content:
+    prefix = _content_parent(result.blocks)
+    if prefix is None:
         return None
-    blocks = [b for b in result.blocks if b.text.strip()]
     plan = _Plan(doc, result)
-    prefix = _common_parent([b.xpath for b in content])
     region = _resolve(doc.root, prefix)
     if region is not None and region is not doc.root and not _dropped(region, doc.removed):
         # Only the part of the page that holds every content block is read (about half of
         # a page), with the blocks inside it; where a content block is not found there
         # (its xpath names another tree: a browser's), the whole page is read instead.
-        inside = prefix + "/"
         plan.walk(region)
-        plan.match([b for b in blocks if b.xpath.startswith(inside) or b.xpath == prefix])
+        plan.match(result.blocks, prefix)
         if not plan.missed:
             plan.decide()
             return plan
         plan = _Plan(doc, result)
     plan.walk(doc.root)
-    plan.match(blocks)
+    plan.match(result.blocks, None)
     plan.decide()
     return plan
+
+
+@_compiled.twin("content_parent")
+def _content_parent(blocks: list[Block]) -> str | None:
+    """:func:`_common_parent` of the xpaths of the content blocks that have text: the part
+    of the page that holds the main content; None where there is no such block. The
+    compiled ``_speedups.content_parent`` compares the xpaths in place."""
+    content = [b.xpath for b in blocks if b.label == CONTENT and b.text.strip()]
+    if not content:
+        return None
+    return _common_parent(content)
 
 
 def _common_parent(xpaths: list[str]) -> str:
@@ -478,19 +490,35 @@ def _local_name(tag: Any) -> str:
 
 def _resolve(root: Any, path: str) -> Any:
     """The element a block's xpath (every step indexed) names below ``root``, or None:
-    followed step by step, without XPath (a 10 000-step path is a long expression)."""
+    followed step by step (:func:`_follow`), without XPath (a 10 000-step path is a long
+    expression)."""
     if not path:
         return root
-    el = None
+    names: list[str] = []
+    positions: list[int] = []
     at = 0
-    for number, m in enumerate(_STEP.finditer(path)):
+    for m in _STEP.finditer(path):
         if m.start() != at:
             return None
         at = m.end()
+        names.append((m.group(1) or m.group(2)).lower())
+        positions.append(int(m.group(3)))
+    if at != len(path):
+        return None
+    return _follow(root, names, positions)
+
+
+@_compiled.twin("follow_steps")
+def _follow(root: Any, names: list[str], positions: list[int]) -> Any:
+    """The element that the steps ``names`` / ``positions`` name from ``root`` (the first
+    step is ``root`` itself, at position 1; each next one the child of that lower-case
+    local name at that 1-based position among its namesakes), or None. The compiled
+    ``_speedups.follow_steps`` walks libxml2's children and makes one proxy, the found
+    element's."""
+    el = None
+    for number, (name, position) in enumerate(zip(names, positions, strict=True)):
         if not number & 1023:
             check()
-        name = (m.group(1) or m.group(2)).lower()
-        position = int(m.group(3))
         if el is None:
             if _local_name(root.tag) != name or position != 1:
                 return None
@@ -504,7 +532,7 @@ def _resolve(root: Any, path: str) -> Any:
                     break
         else:
             return None
-    return el if at == len(path) else None
+    return el
 
 
 def _collapsed(text: str) -> str:
@@ -670,10 +698,11 @@ class _Plan:
             add_tag("")
 
     # -- 2. the blocks matched to text nodes -------------------------------------------------
-    def match(self, blocks: list[Block]) -> None:
-        """Which text nodes each block's text covers (``content``), in page order; content
-        blocks not found are kept for :meth:`fallback` / :attr:`trailing`."""
-        content, fallback, missed, trailing = _match_nodes(self.texts, self.hidden, blocks)
+    def match(self, blocks: list[Block], prefix: str | None) -> None:
+        """Which text nodes the text of each block with text covers (``content``), in page
+        order, for the blocks at or below the xpath ``prefix`` (None: every block); content
+        blocks not found are kept for :attr:`fallback` / :attr:`trailing`."""
+        content, fallback, missed, trailing = _match_nodes(self.texts, self.hidden, blocks, prefix)
         self.content.extend(content)
         self.fallback.update(fallback)
         self.missed += missed
@@ -748,8 +777,16 @@ class _Plan:
                 check()
 
     def _urls(self) -> _Urls:
-        """The page's URL (from the document or the result) and its ``<base href>``."""
+        """The page's URL (from the document or the result) and its ``<base href>``, made
+        once per document and page URL (every plan of a page reads the same)."""
         page = self.doc.url or self.result.url
+        made = self.doc.cached("render_urls", dict)
+        urls = made.get(page)
+        if urls is None:
+            urls = made[page] = self._page_urls(page)
+        return urls
+
+    def _page_urls(self, page: str | None) -> _Urls:
         page = _Urls(None).absolute(page, IMAGE_SCHEMES) if page else None
         for base in elements_named(
             self.doc.root, (b"base",), any_namespace=True
