@@ -169,7 +169,8 @@ def run(args: argparse.Namespace) -> str:
         "# Batch extraction: throughput and memory",
         "",
         f"`python benchmarks/batch.py --records {args.records} --pages {len(pages)} "
-        f"--extractor {args.extractor} --runs {args.runs}`: a WARC.gz of {args.records} "
+        f"--extractor {args.extractor} --runs {args.runs}"
+        f"{f' --repeat {args.repeat}' if args.repeat > 1 else ''}`: a WARC.gz of {args.records} "
         f"response records cycling over the first {len(pages)} pages of wcxb-dev; "
         f"{cpus} CPU cores{' (shared with other users)' if cpus <= 2 else ''}.",
         "",
