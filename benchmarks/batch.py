@@ -158,6 +158,14 @@ class Sampler:
         self._thread.join()
 
 
+def targets(rates: dict[str, float]) -> str:
+    """The targets' ratios from pages/s by label (``"1"`` and ``"2"`` present)."""
+    line = f"2 workers / 1 worker {rates['2'] / rates['1']:.2f}x (target >= 1.8x)"
+    if "loop" in rates:
+        line += f"; 1 worker / loop {rates['1'] / rates['loop']:.2f}x (target >= 0.9x)"
+    return line + "."
+
+
 def mib(n: float) -> str:
     return f"{n / 2**20:.0f}"
 
@@ -275,27 +283,10 @@ def run(args: argparse.Namespace) -> str:
             lines.append("")
             for name, table in (("best", best), ("median", median)):
                 if "1" in table and "2" in table:
-                    lines.append(
-                        f"{name}: 2 workers / 1 worker {table['2'] / table['1']:.2f}x "
-                        "(target >= 1.8x)"
-                        + (
-                            f"; 1 worker / loop {table['1'] / table['loop']:.2f}x (target >= 0.9x)"
-                            if "loop" in table
-                            else ""
-                        )
-                        + "."
-                    )
+                    lines.append(f"{name}: {targets(table)}")
             lines.append("")
         elif "1" in rates and "2" in rates:
-            lines.append(
-                f"2 workers / 1 worker: {rates['2'] / rates['1']:.2f}x (target >= 1.8x); "
-                + (
-                    f"1 worker / loop: {rates['1'] / rates['loop']:.2f}x (target >= 0.9x)."
-                    if "loop" in rates
-                    else ""
-                )
-            )
-            lines.append("")
+            lines += [targets(rates), ""]
         if "1:16" in rates and "2:16" in rates:
             versus = (
                 f", 1 worker / loop {rates['1:16'] / rates['loop']:.2f}x" if "loop" in rates else ""

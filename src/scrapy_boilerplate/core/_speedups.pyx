@@ -2040,12 +2040,10 @@ cdef inline Py_ssize_t _parent_end(str xpath) noexcept:
 def content_parent(list blocks):
     """``render._content_parent``, compiled: the common parent path of the content blocks
     with text, their xpaths compared in place (no parent string made but the result)."""
-    global _CONTENT_LABEL
     if _CONTENT_LABEL is None:
         _bind_render()
     cdef str first = None, xpath
-    cdef Py_ssize_t common = 0, end, i, first_kind
-    cdef void* first_data
+    cdef Py_ssize_t common = 0, end, i
     cdef list ends = []
     cdef list xpaths = []
     for block in blocks:
