@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,11 @@ from scrapy_boilerplate.batch import (
     BatchOptions,
     InputProblem,
     done_keys,
+    output,
     read,
     run_batch,
 )
+from scrapy_boilerplate.batch import run as run_module
 from scrapy_boilerplate.core import registry
 
 METHOD = "justext"  # quick to load in every worker process
@@ -224,6 +227,63 @@ def test_chunked_output_equals_serial_output(tmp_path: Path, chunk: int, in_flig
     assert len(_lines(serial)) == 12
     assert (two.records, two.extracted, two.skipped) == (one.records, one.extracted, one.skipped)
     assert counts == list(range(1, 13))  # progress record by record, chunks or not
+
+
+def test_pages_larger_than_a_pipe_pass_whole_through_the_workers(tmp_path: Path) -> None:
+    # bodies of 0.3 and 1.5 MB: wider than a default pipe (64 KiB) and than the widened one
+    warc = tmp_path / "big.warc.gz"
+    pages = {f"http://example.com/big{i}": page(i, paragraphs=n).encode()
+             for i, n in enumerate((600, 3000, 2))}  # fmt: skip
+    assert max(len(b) for b in pages.values()) > run_module.PIPE_BYTES
+    write_warc(warc, [warc_record(url, body) for url, body in pages.items()])
+    serial, parallel = tmp_path / "serial.jsonl", tmp_path / "parallel.jsonl"
+    run_batch([warc], serial, BatchOptions(extractor=METHOD), workers=0)
+    run_batch([warc], parallel, BatchOptions(extractor=METHOD), workers=1)
+    assert _by_id(_lines(parallel)) == _by_id(_lines(serial))
+    assert {r["url"] for r in _lines(parallel)} == set(pages)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="F_SETPIPE_SZ is Linux's")
+def test_the_pools_pipes_are_widened(tmp_path: Path) -> None:
+    import fcntl
+
+    limit = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    if limit < run_module.PIPE_BYTES:
+        pytest.skip(f"this system's pipes grow to {limit} bytes at most")
+    pool = run_module._pool(1, BatchOptions(extractor=METHOD))
+    try:
+        queues: list[Any] = [pool._call_queue, pool._result_queue]  # type: ignore[attr-defined]
+        for queue in queues:
+            size = fcntl.fcntl(queue._writer.fileno(), fcntl.F_GETPIPE_SZ)
+            assert size >= run_module.PIPE_BYTES
+    finally:
+        pool.shutdown()
+
+
+def test_widening_pipes_that_are_not_there_leaves_the_pool_as_it_is() -> None:
+    class NoQueues:
+        pass
+
+    class ClosedQueue:
+        class _writer:
+            @staticmethod
+            def fileno() -> int:
+                raise ValueError("closed")
+
+    assert run_module._widen_pipes(NoQueues()) == 0  # type: ignore[arg-type]
+    pool = NoQueues()
+    pool._call_queue = ClosedQueue()  # type: ignore[attr-defined]
+    assert run_module._widen_pipes(pool) == 0  # type: ignore[arg-type]
+
+
+def test_encoded_lines_are_json_dumps_text() -> None:
+    record = {"id": "a", "main_text": "caf\u00e9 \u4e2d\u6587 \ud800 \"q\"\n", "n": 0.5,
+              "blocks": [{"text": "x", "index": 1}], "url": None}  # fmt: skip
+    line = output.encode(record, "jsonl")
+    want = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
+    assert line == want
+    row = output.encode(record, "parquet")
+    assert row["blocks"] == json.dumps(record["blocks"], ensure_ascii=False)
 
 
 def test_truncated_warc_keeps_the_records_before_the_cut(tmp_path: Path) -> None:

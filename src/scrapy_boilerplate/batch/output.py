@@ -42,18 +42,21 @@ PARQUET_COLUMNS = (
 #: Parquet fields that hold JSON text (nested values).
 PARQUET_JSON = ("blocks", "metadata")
 _PART = re.compile(r"^part-(\d+)\.parquet$")
+#: One encoder for every record: records are trees of plain values, never cyclic, so the
+#: check for cycles is skipped (the text is byte for byte ``json.dumps``'s).
+_JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)
 
 
 def encode(record: dict[str, Any], fmt: str) -> Any:
     """``record`` ready for the writer of ``fmt`` (done in the worker, off the writer's
     process): a JSON line's bytes, or a Parquet row with the nested values as JSON."""
     if fmt == "jsonl":
-        return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
+        return (_JSON.encode(record) + "\n").encode("utf-8", "surrogatepass")
     row = {name: record.get(name) for name, _ in PARQUET_COLUMNS}
     row["skipped"] = bool(record.get("skipped", False))
     for name in PARQUET_JSON:
         if row[name] is not None:
-            row[name] = json.dumps(row[name], ensure_ascii=False)
+            row[name] = _JSON.encode(row[name])
     return row
 
 
