@@ -22,9 +22,10 @@ it after 10 %, 50 % and 100 % of the records, and its peak: flat means the later
 are no higher than the early ones.
 
 ``--repeat N`` runs the list N times, every other round in reverse order, and reports each
-run, then the best and the median pages/s of each label and the targets' ratios from both:
-on a machine shared with other users, whose load moves within minutes, one run of each is
-not enough to compare.
+run, then the best and the median pages/s of each label and the targets' ratios from both,
+and the targets' ratios round by round with their median: on a machine shared with other
+users, whose load moves within minutes, one run of each is not enough to compare, and a
+round's runs, a minute apart, share more of the machine's state than runs far apart.
 
 Targets: 2 workers >= 1.8x one worker; one worker >= 0.9x the loop; memory flat.
 The machine's core count is printed with the figures (other users' work shares it).
@@ -284,6 +285,15 @@ def run(args: argparse.Namespace) -> str:
             for name, table in (("best", best), ("median", median)):
                 if "1" in table and "2" in table:
                     lines.append(f"{name}: {targets(table)}")
+            # each round's own ratios (its runs minutes apart, not the whole run's drift)
+            pairs = [("2", "1", "2 workers / 1 worker", 1.8), ("1", "loop", "1 worker / loop", 0.9)]
+            for top, bottom, name, aim in pairs:
+                if top in every and bottom in every:
+                    ratios = [a / b for a, b in zip(every[top], every[bottom], strict=True)]
+                    lines.append(
+                        f"round by round: {name} {', '.join(f'{r:.2f}' for r in ratios)}; "
+                        f"median {statistics.median(ratios):.2f}x (target >= {aim}x)."
+                    )
             lines.append("")
         elif "1" in rates and "2" in rates:
             lines += [targets(rates), ""]

@@ -11,9 +11,9 @@ step's fastest of ``--repeat`` runs, each run on a fresh parse; the median over 
 - ``lxml alone``: ``etree.fromstring`` of the page's UTF-8 bytes with our parser (what
   ``parse`` calls), the floor;
 - ``lxml.html from str``: ``lxml.html.document_fromstring`` of the decoded page, lxml's
-  parse as a user calls it, for comparison with the issue's "lxml parsing alone is about
-  1.6 ms/page" (this row took 1.3 to 1.6 ms in our runs on this project's machine; the
-  floor above is 15-25 % less);
+  parse as a user calls it, for comparison with the target's reference ("lxml parsing
+  alone is about 1.6 ms/page"; this row took 1.3 to 1.6 ms in our runs on this project's
+  machine; the floor above is 15-25 % less);
 - ``parse``: :func:`scrapy_boilerplate.parse` (checks, decoding, the lxml parse);
 - ``cleaning``: ``Document.removed``;
 - ``walk``: the block-level segmentation with CNR's nodes recorded (one walk);
@@ -23,7 +23,7 @@ step's fastest of ``--repeat`` runs, each run on a fresh parse; the median over 
 - ``extract()``: the whole public call ``extract(html, "cnr")``, timed on its own;
 - ``extract() / lxml.html from str``: the ratio of the two medians (timed side by side on
   each page, so a host that slows down slows both); times 1.6 ms, it says what a machine
-  where lxml parses these pages in the issue's 1.6 ms would see, the speeds scaling alike.
+  where lxml parses these pages in 1.6 ms would see, the speeds scaling alike.
 
 Both with the compiled steps (``core._speedups``: the cleaning, the walk, the blocks;
 ``extractors.cnr._speedups``: CNR's recorder, tree and labels) and with the pure-Python
@@ -142,8 +142,8 @@ def report(results: dict[str, dict[str, float]], args: argparse.Namespace, n: in
         f"{'met' if r['extract()'] <= 3.0 else 'NOT met'} "
         f"({r['extract()']:.2f} ms, of which lxml's parse alone "
         f"{r['lxml alone']:.2f} ms; lxml.html from str "
-        f"{r['lxml.html from str']:.2f} ms, the issue's 1.6 ms). Where lxml.html's parse "
-        f"takes the issue's 1.6 ms, the same ratio gives {1.6 * r['ratio']:.3f} ms "
+        f"{r['lxml.html from str']:.2f} ms, the reference's 1.6 ms). Where lxml.html's parse "
+        f"takes 1.6 ms, the same ratio gives {1.6 * r['ratio']:.3f} ms "
         f"({'within' if 1.6 * r['ratio'] <= 3.0 else 'over'} 3 ms).",
         "",
     ]

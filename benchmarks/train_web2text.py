@@ -8,7 +8,7 @@
         [--recipe default|authors|authors-dropout|authors-init|authors-decay]
         [--ensemble | --no-ensemble] [--per-seed DIR]
 
-Training data: only sets whose licence allows a shipped model (the issue's list):
+Training data: only sets whose licence allows a shipped model:
 
 - cleaneval ``web2text_train`` (589 pages; the paper's 531 training + 58 validation pages):
   labels from the paper's own alignment (``.aligned.txt``, :func:`labels_from_aligned`);

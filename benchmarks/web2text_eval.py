@@ -12,7 +12,7 @@
    (the paper's Table 1), micro-averaged over all blocks, for the structured model
    (Viterbi, lambda 0.1) and the unary-only mode, next to the paper's figures.
 2. **Speed** on wcxb-dev pages (``--speed-split``, default ``dev``: all 1,358): per page,
-   the time of features + both networks + Viterbi (what the issue targets: 15 ms median),
+   the time of features + both networks + Viterbi (the target: 15 ms median),
    and of the whole ``extract`` call with parsing; single-threaded (one onnxruntime thread,
    the default), after one warm-up page; ``time.perf_counter``; each page's fastest of
    ``--repeat`` (3) runs, each on a fresh parse.

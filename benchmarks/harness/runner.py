@@ -165,7 +165,7 @@ def _progress(message: str) -> None:
 
 
 #: The reference timed with the extractors: lxml's own parse of the page, as a user calls it
-#: (the issue's "lxml parsing alone" of a page), so that a method's time can be read as a
+#: ("lxml parsing alone" of a page), so that a method's time can be read as a
 #: multiple of it, whatever the machine and its load.
 REFERENCE = "lxml.html.document_fromstring"
 

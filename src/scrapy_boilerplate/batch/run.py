@@ -4,7 +4,7 @@ The reading and the writing happen in the calling process; the extraction (and t
 encoding of each output record) in ``workers`` processes, with at most ``in_flight``
 records on their way at once, so memory stays bounded however large the input. Records go
 to the workers in chunks of ``chunk`` records (or fewer past :data:`CHUNK_BYTES` of
-bodies; one by default): one task, one message each way and one write per chunk rather
+bodies; four by default): one task, one message each way and one write per chunk rather
 than per record, which is most of what the calling process spends per record. A worker
 process that dies (killed for memory, a crash in a C library) costs the page that killed
 it (written with reason ``error``), not the batch: a new pool takes over, and the other
@@ -47,10 +47,9 @@ TIMEOUT = 30.0
 #: What the ``blocks`` field holds (the crawl's ``BOILERPLATE_BLOCKS``).
 BLOCKS_MODES = ("content", "all", "none")
 #: Records a task holds at most (``chunk``): the calling process's cost per task (a
-#: future, a message each way, a write) is shared by that many records.
-CHUNK = 1
-#: Bytes of bodies a task holds at most (a chunk closes at ``chunk`` records or past this).
-CHUNK_BYTES = 4 * 1024 * 1024
+#: future, a message each way, a write, the wake-ups of the pool's threads) is shared by
+#: that many records, which leaves more of the machine to the workers.
+CHUNK = 4
 #: Tasks on their way to or from the workers at once, per worker, at least: one being
 #: extracted and one waiting, so a worker never waits for the calling process.
 TASKS_PER_WORKER = 2
@@ -60,6 +59,9 @@ IN_FLIGHT_PER_WORKER = 4
 #: Bytes a pipe to or from a worker holds, where the system lets us widen it (Linux's
 #: ``F_SETPIPE_SZ``, at most ``/proc/sys/fs/pipe-max-size``: one MiB by default).
 PIPE_BYTES = 1 << 20
+#: Bytes of bodies a task holds at most (a chunk closes at ``chunk`` records or past this):
+#: a pipe's worth, so a chunk of typical pages goes to its worker in about one write.
+CHUNK_BYTES = PIPE_BYTES
 #: Fields a record may get from its extraction only where the method sets them.
 WHEN_SET = ("page_type", "page_type_probability", "quality")
 

@@ -512,9 +512,9 @@ def _add_batch_parser(
     bt.add_argument(
         "--chunk",
         type=int,
-        default=1,
+        default=None,
         metavar="N",
-        help="records sent to a worker in one task, at most (fewer past 4 MiB; default 1)",
+        help="records sent to a worker in one task, at most (fewer past 1 MiB; default 4)",
     )
     bt.add_argument(
         "--timeout",
@@ -1187,6 +1187,7 @@ def cmd_entities(args: argparse.Namespace) -> int:
 def cmd_batch(args: argparse.Namespace, options: dict[str, _Option]) -> int:
     """``batch``: extract every record of the inputs into --out; 0 once the batch ran."""
     from scrapy_boilerplate.batch import BatchOptions, InputProblem, run_batch
+    from scrapy_boilerplate.batch.run import CHUNK
 
     name = args.extractor
     _, params = _checked_params(args, options)
@@ -1235,7 +1236,7 @@ def cmd_batch(args: argparse.Namespace, options: dict[str, _Option]) -> int:
             overwrite=args.overwrite,
             progress=show,
             part_rows=args.part_rows,
-            chunk=args.chunk,
+            chunk=args.chunk if args.chunk is not None else CHUNK,
         )
     except FileExistsError as exc:
         raise UsageError(f"--out: {exc}: give --resume or --overwrite") from None
