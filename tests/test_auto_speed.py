@@ -107,6 +107,8 @@ def _counts_both(root: Any) -> tuple[Any, Any]:
 def test_twins_are_declared() -> None:
     assert features._element_masks_of.compiled is _speedups.element_masks
     assert pagetype._markup_counts.compiled is _speedups.markup_counts
+    assert features._text_counts.compiled is _speedups.text_counts
+    assert features._stopword_counts.compiled is _speedups.stopword_counts
 
 
 @needs_build
@@ -576,3 +578,80 @@ def test_char_counts_as_one_running_sum_per_flag(texts: list[str]) -> None:
     assert len(got) == len(expected) == 4
     for a, b in zip(got, expected, strict=True):
         assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+# -- the text counts and the stopword counts ---------------------------------------------------
+
+
+def _text_counts_both(texts: list[str]) -> tuple[Any, Any]:
+    chars = np.array([len(t) for t in texts], dtype=np.float64)
+    fn = features._text_counts
+    compiled = fn.compiled(texts, features._CHAR_TABLE, features._ENDS_TEXT,  # type: ignore[misc]
+                           features._CLOSERS_TEXT)  # fmt: skip
+    return compiled, fn.python(texts, chars)
+
+
+def _assert_same_arrays(got: Any, expected: Any) -> None:
+    assert len(got) == len(expected)
+    for a, b in zip(got, expected, strict=True):
+        assert a.dtype == b.dtype == np.float64 and np.array_equal(a, b)
+
+
+#: Texts at the edges of each count: sentence breaks before white space of every kind and
+#: before what is not a word, closers and ends alone or after white space, capitals after
+#: wide spaces, astral and surrogate code points, numbers outside ASCII.
+TEXT_EDGES = [
+    "",
+    " ",
+    ".",
+    "A.",
+    "End. Next",
+    "End.  Next. \tThird!\u3000Fourth?\u2028fifth.\u00a0_under. 9 ",
+    "No. . . ! ?",
+    "Dots...and more... Then",
+    'Quote." Done\u201d ',
+    "Closer only )",
+    ")",
+    ".)",
+    " x ) ",
+    "Trailing:\u2029\u3000",
+    "Wide\u3000Capital \u00c9t\u00e9 \u0391\u03b8\u03ae\u03bd\u03b1 \u0416\u0443\u043a \u00d7x",
+    "\U0001f600 Emoji. \U0001d400bold. \ud800lone",
+    "\u0660\u0661 digits \u0663. \u0664x. \u00b2",
+    "a|b \u2022 c \u00b7 d \u203a e \u00bb f / g",
+    "\u2160. \u2161 roman",
+]
+
+
+@needs_build
+def test_text_counts_match_python_on_edges() -> None:
+    _assert_same_arrays(*_text_counts_both(TEXT_EDGES))
+    for text in TEXT_EDGES:
+        _assert_same_arrays(*_text_counts_both([text]))
+    _assert_same_arrays(*_text_counts_both([]))
+
+
+@needs_build
+@pytest.mark.parametrize(("name", "doc"), DOCUMENTS, ids=IDS)
+def test_text_and_stopword_counts_match_python(name: str, doc: Any) -> None:
+    texts = [b.text for b in doc.section_blocks()]
+    _assert_same_arrays(*_text_counts_both(texts))
+    words = [t.lower().split() for t in texts]
+    for stoplist in (languages.stoplist("English"), languages.stoplist("German"), frozenset()):
+        fn = features._stopword_counts
+        got = fn.compiled(words, stoplist)  # type: ignore[misc]
+        expected = fn.python(words, stoplist)
+        assert got.dtype == expected.dtype == np.float64 and np.array_equal(got, expected)
+
+
+_TEXT_PIECES = st.sampled_from(
+    [*"aA.!?:_ )\"'9", "\u00a0", "\u3000", "\u2028", "\u201d", "\u2019", "\t", "\n",
+     "\u00c9", "\u0416", "\u0660", "\U0001f600", "\ud800", "\u00bb", "|"]
+)  # fmt: skip
+
+
+@needs_build
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(_TEXT_PIECES, max_size=12).map("".join), max_size=8))
+def test_text_counts_match_python_on_any_texts(texts: list[str]) -> None:
+    _assert_same_arrays(*_text_counts_both(texts))

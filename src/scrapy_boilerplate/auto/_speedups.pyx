@@ -13,7 +13,14 @@ pair to the same output:
 - :func:`markup_counts` is ``pagetype._markup_counts``: the page's elements counted by
   tag, its largest group of look-alike siblings, its microdata types and its ``script``
   and ``meta`` elements, in one walk over the tree's pointers instead of a proxy per
-  element (and a walk per tag looked for).
+  element (and a walk per tag looked for);
+- :func:`text_counts` is ``features._text_counts``: each block's digits, punctuation,
+  separators, capitalised words, letters, sentence breaks and whether it ends a sentence,
+  in one pass over its code points (white space and word characters as Python's
+  ``Py_UNICODE_ISSPACE`` and ``Py_UNICODE_ISALNUM`` say, which ``str.rstrip`` and ``re``
+  use) instead of an array of every code point, a regular expression and a copy;
+- :func:`stopword_counts` is ``features._stopword_counts``: each block's words found in
+  the stoplist, without a Python call per word.
 
 Where a tree holds what the Python function was never written for (a namespaced element,
 an element that is not one), :class:`Unsupported` is raised and the twin runs the Python
@@ -23,7 +30,14 @@ same.
 """
 
 from cpython cimport array
-from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
+from cpython.unicode cimport (
+    Py_UNICODE_ISALNUM,
+    Py_UNICODE_ISSPACE,
+    PyUnicode_DATA,
+    PyUnicode_GET_LENGTH,
+    PyUnicode_KIND,
+    PyUnicode_READ,
+)
 from libc.string cimport strcmp
 
 from lxml.includes cimport tree
@@ -235,3 +249,100 @@ def markup_counts(root, tuple names, tuple sibling_tags, tuple collect):
             break
         c = c.next
     return counts, total, max(siblings.values(), default=0), itemtypes, collected
+
+
+cdef inline bint _in(Py_UCS4 ch, str chars):
+    """Whether ``ch`` is one of ``chars`` (a handful of characters)."""
+    cdef Py_UCS4 c
+    for c in chars:
+        if c == ch:
+            return True
+    return False
+
+
+def text_counts(list texts, bytes table, str ends, str closers):
+    """``features._text_counts``: per text, its digits, punctuation, separators and
+    capitalised words (the bits of ``table``, one byte per code point below its length:
+    1 digit, 2 punctuation, 4 separator, 8 capital letter, 16 space), its characters but
+    U+0020, its sentence breaks (``[.!?]`` followed by white space then a word character,
+    as the regular expression ``[.!?](?=\\s+\\w)`` finds them) and whether it ends a
+    sentence (the last of ``ends`` after white space, and one of ``closers``, are taken
+    off its end): seven float64 arrays, in one pass over each text's code points."""
+    import numpy as np
+
+    cdef Py_ssize_t n = len(texts)
+    out = np.zeros((7, n), dtype=np.float64)
+    cdef double[:, ::1] o = out
+    cdef const unsigned char* bits = table
+    cdef Py_ssize_t size = len(table)
+    cdef Py_ssize_t b, i, j, length
+    cdef int kind
+    cdef void* data
+    cdef Py_UCS4 ch
+    cdef unsigned char flag
+    cdef bint after_space
+    cdef long digits, punctuation, separators, capitals, spaces, sentences
+    cdef str text
+    for b in range(n):
+        text = <str>texts[b]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        length = PyUnicode_GET_LENGTH(text)
+        digits = punctuation = separators = capitals = spaces = sentences = 0
+        after_space = True  # a block's first character starts a word
+        for i in range(length):
+            ch = PyUnicode_READ(kind, data, i)
+            flag = bits[ch] if ch < <Py_UCS4>size else 0
+            if flag & 1:
+                digits += 1
+            if flag & 2:
+                punctuation += 1
+            if flag & 4:
+                separators += 1
+            if (flag & 8) and after_space:
+                capitals += 1
+            after_space = (flag & 16) != 0
+            if ch == 32:
+                spaces += 1
+            elif ch == 46 or ch == 33 or ch == 63:  # . ! ?
+                j = i + 1
+                while j < length and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j)):
+                    j += 1
+                if j > i + 1 and j < length:
+                    ch = PyUnicode_READ(kind, data, j)
+                    if Py_UNICODE_ISALNUM(ch) or ch == 95:  # \w: alphanumeric or "_"
+                        sentences += 1
+        o[0, b] = digits
+        o[1, b] = punctuation
+        o[2, b] = separators
+        o[3, b] = capitals
+        o[4, b] = length - spaces
+        o[5, b] = sentences
+        # ends a sentence: text.rstrip()[-2:], a closer taken off, the last in ``ends``
+        j = length - 1
+        while j >= 0 and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j)):
+            j -= 1
+        if j >= 0 and _in(PyUnicode_READ(kind, data, j), closers):
+            j -= 1
+        o[6, b] = 1.0 if j >= 0 and _in(PyUnicode_READ(kind, data, j), ends) else 0.0
+    return tuple(out)
+
+
+def stopword_counts(list words_of, frozenset stoplist):
+    """``features._stopword_counts``: per list of words, how many are in ``stoplist``."""
+    import numpy as np
+
+    cdef Py_ssize_t n = len(words_of)
+    out = np.zeros(n, dtype=np.float64)
+    cdef double[::1] o = out
+    cdef Py_ssize_t b
+    cdef long hits
+    cdef list words
+    for b in range(n):
+        words = <list>words_of[b]
+        hits = 0
+        for word in words:
+            if word in stoplist:
+                hits += 1
+        o[b] = hits
+    return out

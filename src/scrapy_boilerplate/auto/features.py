@@ -237,8 +237,12 @@ for _lo, _hi in ((0x41, 0x5A), (0xC0, 0xDE), (0x391, 0x3A9), (0x410, 0x42F)):
 _CHAR_BITS[0xD7] &= ~np.uint8(_CAPITAL_LETTER)  # the multiplication sign
 for _c in " \t\n\r\f\v\u00a0":
     _CHAR_BITS[ord(_c)] |= _SPACE
-_ENDS = frozenset(".!?:")
-_CLOSERS = frozenset("\"')]\u201d\u2019")
+#: :data:`_CHAR_BITS` as bytes, for the compiled :func:`_text_counts`.
+_CHAR_TABLE = _CHAR_BITS.tobytes()
+_ENDS_TEXT = ".!?:"
+_CLOSERS_TEXT = "\"')]\u201d\u2019"
+_ENDS = frozenset(_ENDS_TEXT)
+_CLOSERS = frozenset(_CLOSERS_TEXT)
 _SENTENCE = re.compile(r"[.!?](?=\s+\w)")
 _COPYRIGHT = ("\u00a9", "&copy", "copyright", "all rights reserved")
 #: Words of the page (in block order) over which its stoplist is guessed when it declares
@@ -348,6 +352,31 @@ def _char_counts(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:
     np.cumsum(cum, axis=0, out=cum)
     counts = (cum[starts + chars.astype(np.int64)] - cum[starts]).astype(np.float64)
     return counts[:, 0], counts[:, 1], counts[:, 2], counts[:, 3]
+
+
+@_compiled.twin(
+    "text_counts",
+    module=COMPILED,
+    arguments=lambda texts, chars: (texts, _CHAR_TABLE, _ENDS_TEXT, _CLOSERS_TEXT),
+)
+def _text_counts(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per block, as float64: :func:`_char_counts`'s four counts (digits, punctuation,
+    separators, capitalised words), then its letters (characters but the space U+0020),
+    its sentence breaks (:data:`_SENTENCE`'s matches) and whether it ends a sentence
+    (:func:`_ends_sentence`); compiled where ``_speedups`` is built (one pass over each
+    text's code points instead of an array of them, a regular expression and a copy)."""
+    digits, punctuation, separators, capitals = _char_counts(texts, chars)
+    letters = np.array([len(t) - t.count(" ") for t in texts], dtype=np.float64)
+    sentences = np.array([len(_SENTENCE.findall(t)) for t in texts], dtype=np.float64)
+    ends = np.array([_ends_sentence(t) for t in texts], dtype=np.float64)
+    return digits, punctuation, separators, capitals, letters, sentences, ends
+
+
+@_compiled.twin("stopword_counts", module=COMPILED)
+def _stopword_counts(words_of: list[list[str]], stoplist: frozenset[str]) -> np.ndarray:
+    """Per block, how many of its words (``words_of``) are in ``stoplist``, as float64;
+    compiled where ``_speedups`` is built."""
+    return np.array([sum(map(stoplist.__contains__, w)) for w in words_of], dtype=np.float64)
 
 
 def blocks_containing(substrings: tuple[str, ...], texts: list[str]) -> np.ndarray:
@@ -504,7 +533,7 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     lowers = [t.lower() for t in texts]
     words_of = [t.split() for t in lowers]
     n_words = np.array([len(w) for w in words_of], dtype=np.float64)
-    stop = np.array([sum(map(stoplist.__contains__, w)) for w in words_of], dtype=np.float64)
+    stop = _stopword_counts(words_of, stoplist)
     links = np.array([b.link_chars for b in blocks], dtype=np.float64)
     link_density = np.minimum(1.0, links / np.maximum(chars, 1.0))
     safe_words = np.maximum(n_words, 1.0)
@@ -523,15 +552,14 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["log_words"]] = np.log1p(n_words)
     x[:, col["stopword_density"]] = stop_density
     x[:, col["link_density"]] = link_density
-    letters = np.array([len(t) - t.count(" ") for t in texts], dtype=np.float64)
+    digits, punctuation, separators, capitals, letters, sentences, ends = _text_counts(texts, chars)
     x[:, col["avg_word_length"]] = letters / safe_words
     safe_chars = np.maximum(chars, 1.0)
-    digits, punctuation, separators, capitals = _char_counts(texts, chars)
     x[:, col["punctuation_ratio"]] = punctuation / safe_chars
     x[:, col["digit_ratio"]] = digits / safe_chars
     x[:, col["capital_ratio"]] = capitals / safe_words
-    x[:, col["ends_sentence"]] = [_ends_sentence(t) for t in texts]
-    x[:, col["sentences"]] = np.log1p([len(_SENTENCE.findall(t)) for t in texts])
+    x[:, col["ends_sentence"]] = ends
+    x[:, col["sentences"]] = np.log1p(sentences)
     x[:, col["copyright"]] = blocks_containing(_COPYRIGHT, lowers)
     x[:, col["separators"]] = separators / safe_words
     x[:, col["markup_per_word"]] = [b.tags_count for b in blocks] / safe_words
