@@ -188,6 +188,10 @@ def element_masks(list elements, dict keyword_bits):
     return owns, aboves
 
 
+cdef enum:
+    _MAX_NAMES = 64  # tags a list of markup_counts holds at most (more: Python runs)
+
+
 def markup_counts(root, tuple names, tuple sibling_tags, tuple collect):
     """``pagetype._markup_counts``: ``(counts, total, biggest, itemtypes, collected)``, the
     number of elements of each tag of ``names`` (a list in that order), of elements in all,
@@ -206,7 +210,20 @@ def markup_counts(root, tuple names, tuple sibling_tags, tuple collect):
     cdef Py_ssize_t n_collect = len(collect_encoded)
     cdef cetree._Document cdoc = (<cetree._Element>root)._doc
     cdef Py_ssize_t n_names = len(encoded), n_siblings = len(sibling_encoded), k
-    cdef list counts = [0] * n_names
+    if n_names > _MAX_NAMES or n_siblings > _MAX_NAMES or n_collect > _MAX_NAMES:
+        raise Unsupported("more tags than the compiled step holds")
+    # the tags as C strings (the lists above keep their bytes alive), counts in C
+    cdef const char* name_of[_MAX_NAMES]
+    cdef const char* sibling_of[_MAX_NAMES]
+    cdef const char* collect_of[_MAX_NAMES]
+    cdef Py_ssize_t tag_counts[_MAX_NAMES]
+    for k in range(n_names):
+        name_of[k] = <const char*>(<bytes>encoded[k])
+        tag_counts[k] = 0
+    for k in range(n_siblings):
+        sibling_of[k] = <const char*>(<bytes>sibling_encoded[k])
+    for k in range(n_collect):
+        collect_of[k] = <const char*>(<bytes>collect_encoded[k])
     cdef Py_ssize_t total = 0
     cdef dict siblings = {}
     cdef list itemtypes = []
@@ -220,11 +237,11 @@ def markup_counts(root, tuple names, tuple sibling_tags, tuple collect):
             total += 1
             name = <const char*>c.name
             for k in range(n_names):
-                if strcmp(name, <const char*>encoded[k]) == 0:
-                    counts[k] += 1
+                if strcmp(name, name_of[k]) == 0:
+                    tag_counts[k] += 1
                     break
             for k in range(n_siblings):
-                if strcmp(name, <const char*>sibling_encoded[k]) == 0:
+                if strcmp(name, sibling_of[k]) == 0:
                     parent = _parent(c)
                     cls = cetree.attributeValueFromNsName(
                         c, NULL, <const unsigned char*>b"class"
@@ -236,7 +253,7 @@ def markup_counts(root, tuple names, tuple sibling_tags, tuple collect):
             if itemtype:
                 itemtypes.append(itemtype)
             for k in range(n_collect):
-                if strcmp(name, <const char*>collect_encoded[k]) == 0:
+                if strcmp(name, collect_of[k]) == 0:
                     (<list>collected[k]).append(cetree.elementFactory(cdoc, c))
                     break
             if c.children is not NULL:
@@ -248,6 +265,7 @@ def markup_counts(root, tuple names, tuple sibling_tags, tuple collect):
         if c is top:
             break
         c = c.next
+    counts = [tag_counts[k] for k in range(n_names)]
     return counts, total, max(siblings.values(), default=0), itemtypes, collected
 
 
