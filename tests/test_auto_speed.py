@@ -164,7 +164,7 @@ def test_compiled_steps_refuse_what_they_were_not_written_for() -> None:
     assert pagetype._markup_counts(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS, ()) == (
         pagetype._markup_counts.python(root, pagetype.ELEMENTS, pagetype.SIBLING_TAGS, ())
     )
-    many = tuple(f"t{i}" for i in range(65)) + ("p",)  # more tags than the C arrays hold
+    many = (*(f"t{i}" for i in range(65)), "p")  # more tags than the C arrays hold
     html = etree.fromstring("<html><body><p>a</p><t64>b</t64></body></html>")
     with pytest.raises(_compiled.Unsupported):
         _speedups.markup_counts(html, many, pagetype.SIBLING_TAGS, ())
