@@ -633,7 +633,8 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     title = _title_words(doc)
     if title:
         x[:, col["in_title"]] = [
-            (len(set(w) & title) / len(set(w))) if w and len(w) < 30 else 0.0 for w in words_of
+            (len(title.intersection(s)) / len(s)) if 0 < len(w) < 30 and (s := set(w)) else 0.0
+            for w in words_of
         ]
     keys = [" ".join(w) for w in words_of]
     counts = Counter(keys)
