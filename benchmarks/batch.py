@@ -159,12 +159,18 @@ class Sampler:
         self._thread.join()
 
 
+#: The targets: (label over, label under, what the ratio is, its least value).
+TARGETS = (("2", "1", "2 workers / 1 worker", 1.8), ("1", "loop", "1 worker / loop", 0.9))
+
+
 def targets(rates: dict[str, float]) -> str:
     """The targets' ratios from pages/s by label (``"1"`` and ``"2"`` present)."""
-    line = f"2 workers / 1 worker {rates['2'] / rates['1']:.2f}x (target >= 1.8x)"
-    if "loop" in rates:
-        line += f"; 1 worker / loop {rates['1'] / rates['loop']:.2f}x (target >= 0.9x)"
-    return line + "."
+    parts = [
+        f"{name} {rates[top] / rates[bottom]:.2f}x (target >= {aim}x)"
+        for top, bottom, name, aim in TARGETS
+        if top in rates and bottom in rates
+    ]
+    return "; ".join(parts) + "."
 
 
 def mib(n: float) -> str:
@@ -286,8 +292,7 @@ def run(args: argparse.Namespace) -> str:
                 if "1" in table and "2" in table:
                     lines.append(f"{name}: {targets(table)}")
             # each round's own ratios (its runs minutes apart, not the whole run's drift)
-            pairs = [("2", "1", "2 workers / 1 worker", 1.8), ("1", "loop", "1 worker / loop", 0.9)]
-            for top, bottom, name, aim in pairs:
+            for top, bottom, name, aim in TARGETS:
                 if top in every and bottom in every:
                     ratios = [a / b for a, b in zip(every[top], every[bottom], strict=True)]
                     lines.append(
