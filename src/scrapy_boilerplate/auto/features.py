@@ -17,7 +17,10 @@ text beside it. Each block gets one row of :data:`NAMES`:
 * **its neighbours**: length, link density, stopwords and jusText class of the two blocks
   before and after it, and the share of good blocks around it;
 * **the page**: its block count, text length, share of good text, link density, and
-  whether the block repeats the page's title or another block.
+  whether the block repeats the page's title or another block;
+* **the main container**: whether the block sits in the element Readability's content
+  score would pick as the article, or in a sibling it would append
+  (:mod:`scrapy_boilerplate.auto.containers`).
 
 Everything is computed in a few passes over the blocks; nothing here parses again.
 """
@@ -33,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from scrapy_boilerplate.auto import containers
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import Document, TextBlock
 from scrapy_boilerplate.extractors.justext import languages
@@ -219,6 +223,8 @@ NAMES: tuple[str, ...] = (
     "page_link_density",
     "in_title",
     "duplicate",
+    # the main container (Readability's content score)
+    *containers.NAMES,
 )
 WIDTH = len(NAMES)
 _INDEX = {n: i for i, n in enumerate(NAMES)}
@@ -639,4 +645,8 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     keys = [" ".join(w) for w in words_of]
     counts = Counter(keys)
     x[:, col["duplicate"]] = [counts[k] > 1 for k in keys]
+    first_rd = col[containers.NAMES[0]]
+    x[:, first_rd : first_rd + len(containers.NAMES)] = containers.container_features(
+        blocks, texts, chars, links
+    )
     return x

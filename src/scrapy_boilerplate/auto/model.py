@@ -29,7 +29,7 @@ MODEL_DIR = Path(__file__).resolve().parent / "model"
 DEFAULT_MODEL = MODEL_DIR / "auto.onnx"
 #: Bump when a feature set changes meaning or order: a model made for another version is
 #: refused with a message rather than silently mislabelling pages.
-FEATURE_VERSION = "1"
+FEATURE_VERSION = "2"
 INPUTS = ("blocks", "page", "quality")
 OUTPUTS = ("p_block", "p_type", "p_quality")
 
