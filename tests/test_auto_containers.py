@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from scrapy_boilerplate import parse
-from scrapy_boilerplate.auto import containers, features
+from scrapy_boilerplate.auto import containers, features, pagetype
 from test_properties import pages as generated_pages
 
 PAGES = Path(__file__).parent / "pages"
@@ -208,3 +208,21 @@ def test_matches_the_reference_on_generated_pages(html: str) -> None:
     assume(html and not html.isspace())
     blocks, x = _features(parse(html))
     assert np.allclose(x, _reference(blocks), atol=1e-5)
+
+
+def test_page_features_read_the_best_container() -> None:
+    doc = parse(_page())
+    blocks = doc.section_blocks()
+    matrix = features.block_features(doc, blocks)
+    page = pagetype.page_features(doc, blocks, matrix)
+    at = {n: page[i] for i, n in enumerate(pagetype.NAMES)}
+    lengths = np.array([len(b.text) for b in blocks], dtype=np.float64)
+    story = np.array([b.text.startswith("Readers") for b in blocks])
+    assert at["top_share"] == pytest.approx(lengths[story].sum() / lengths.sum())
+    assert at["top_with_siblings_share"] == at["top_share"]  # no sibling joins here
+    assert at["top_blocks_share"] == pytest.approx(5 / len(blocks))
+    assert at["log_blocks_in_top"] == pytest.approx(np.log1p(5))
+    assert at["log_long_blocks_in_top"] == pytest.approx(np.log1p(5))
+    long = lengths >= pagetype.LONG_BLOCK_CHARS
+    assert at["long_blocks_in_top_share"] == pytest.approx(5 / long.sum())
+    assert at["top_long_text_share"] == pytest.approx(lengths[story].sum() / lengths.sum())

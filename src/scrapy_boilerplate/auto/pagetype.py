@@ -14,7 +14,10 @@ uses too:
   ``form``, ``input``, ``table``, ``li``, ...) and the largest group of siblings that look
   alike (the cards of a listing, the posts of a thread);
 * its blocks: how many, how long, how much of them is jusText's good text, their link
-  density, and prices in the text.
+  density, and prices in the text;
+* its best container by Readability's content score (:mod:`~.containers`): how much of the
+  text, and of the long blocks, it holds with and without its siblings (an article's
+  paragraphs sit together in one; a listing's cards or a service page's sections do not).
 """
 
 from __future__ import annotations
@@ -108,7 +111,18 @@ NAMES: tuple[str, ...] = (
     "prices",
     "heading_share",
     "list_share",
+    # the best container by Readability's content score (an article has one that holds
+    # its long paragraphs; a listing spreads its text over many)
+    "top_share",
+    "top_with_siblings_share",
+    "top_blocks_share",
+    "top_long_text_share",
+    "long_blocks_in_top_share",
+    "log_long_blocks_in_top",
+    "log_blocks_in_top",
 )
+#: A block of at least this many characters is a long one for the container features.
+LONG_BLOCK_CHARS = 80
 WIDTH = len(NAMES)
 _INDEX = {n: i for i, n in enumerate(NAMES)}
 
@@ -213,4 +227,17 @@ def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.n
         )
         x[col["heading_share"]] = float(block_x[:, bcol("heading")].mean())
         x[col["list_share"]] = float(block_x[:, bcol("tag_li")].mean())
+        lengths = np.array([len(t) for t in texts], dtype=np.float64)
+        whole = float(lengths.sum()) or 1.0
+        in_top = block_x[:, bcol("rd_in_top")] > 0
+        joined = in_top | (block_x[:, bcol("rd_in_sibling")] > 0)
+        long = lengths >= LONG_BLOCK_CHARS
+        long_in_top = long & in_top
+        x[col["top_share"]] = float(block_x[0, bcol("rd_top_share")])
+        x[col["top_with_siblings_share"]] = float(lengths[joined].sum()) / whole
+        x[col["top_blocks_share"]] = float(in_top.mean())
+        x[col["top_long_text_share"]] = float(lengths[long_in_top].sum()) / whole
+        x[col["long_blocks_in_top_share"]] = int(long_in_top.sum()) / max(int(long.sum()), 1)
+        x[col["log_long_blocks_in_top"]] = math.log1p(int(long_in_top.sum()))
+        x[col["log_blocks_in_top"]] = math.log1p(int(in_top.sum()))
     return x
