@@ -135,9 +135,11 @@ def container_features(
     found_at: list[tuple[int, int]] = []  # (a parent row, levels above its first block)
     walked: dict[int, list[int]] = {}
     chains = np.full((len(parent_of), LEVELS), -1, dtype=np.intp)
+    parent_steps = np.zeros(len(parent_of), dtype=np.float64)
     for row, key in enumerate(parent_of):
         ids: list[int] = []
         steps = key.count("/")
+        parent_steps[row] = steps
         while len(ids) < LEVELS and steps > _ROOT_STEPS:
             k = number.get(key)
             if k is None:
@@ -162,10 +164,12 @@ def container_features(
     score = np.zeros(count)
     scored = np.zeros(count, dtype=bool)
     paragraph = chars >= MIN_CHARS
-    points = np.where(
-        paragraph,
-        1.0 + np.array([t.count(",") for t in texts]) + np.minimum(chars / 100.0, 3.0),
-        0.0,
+    points = np.zeros(n)
+    long = np.flatnonzero(paragraph)
+    points[long] = (
+        1.0
+        + np.array([texts[i].count(",") for i in long.tolist()], dtype=np.float64)
+        + np.minimum(chars[long] / 100.0, 3.0)
     )
     for level in range(LEVELS):
         ids_at = levels[:, level]
@@ -195,7 +199,9 @@ def container_features(
     top_key = keys[top]
     top_depth = top_key.count("/")
     inside = top_key + "/"
-    in_top = np.array([x.startswith(inside) for x in xpaths], dtype=bool)
+    # a block is inside the top when its parent is the top or inside it
+    parent_in_top = [key == top_key or key.startswith(inside) for key in parent_of]
+    in_top = np.array(parent_in_top, dtype=bool)[parent_ids]
     out[:, 0] = in_top
     # the siblings Readability appends: scored, beside the top, scoring well enough
     bar = max(SIBLING_MIN, SIBLING_SHARE * top_score)
@@ -217,6 +223,5 @@ def container_features(
     out[:, 4] = np.where((parent >= 0) & scored[parent], final[parent], 0.0) / top_score
     total = float(chars.sum()) or 1.0
     out[:, 2] = float(chars[in_top].sum()) / total
-    depths = np.array([x.count("/") for x in xpaths], dtype=np.float64)
-    out[:, 5] = np.where(in_top, depths - top_depth, -1.0)
+    out[:, 5] = np.where(in_top, parent_steps[parent_ids] + 1.0 - top_depth, -1.0)
     return out
