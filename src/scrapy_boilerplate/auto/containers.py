@@ -12,8 +12,9 @@ at least a fifth as well.
 
 A block classifier sees one block at a time, so it cannot tell that a block sits in the
 page's best-scoring container while a look-alike block sits in a sidebar. These features
-carry that page-wide decision to every block, computed on the section blocks'
-XPaths (no second walk of the tree):
+carry that page-wide decision to every block. They are computed from the section blocks'
+XPaths; elements are read only for the scored containers' tag, ``class`` and ``id`` (no
+second walk of the tree). The body is a container, as in Readability; the root is not.
 
 * ``rd_in_top``: the block lies inside the best container;
 * ``rd_below_top``: how many levels below it (-1 outside it);
@@ -23,7 +24,8 @@ XPaths (no second walk of the tree):
 * ``rd_parent_score``: its parent's score over the top's;
 * ``rd_top_share``: the share of the page's text inside the best container.
 
-A container's text and link text are counted over the blocks at most four levels below it.
+Where no block scores (no paragraph of 25 characters), every column is zero. A container's
+text and link text are counted over the blocks at most four levels below it.
 """
 
 from __future__ import annotations
