@@ -204,6 +204,10 @@ def test_training_writes_a_model_the_extractor_loads(tmp_path: Path) -> None:
     result = extract((PAGES / "news_article.html").read_bytes(), "auto", model=str(out))
     assert result.reason is None and result.quality is not None
     assert result.extra["model"] == "mine.onnx"
+    # the same training writes the same bytes (the shipped model is reproducible)
+    again = tmp_path / "models" / "again.onnx"
+    train.train(tmp_path / "data", again, log=lambda _: None, trees=(5, 10))
+    assert again.read_bytes() == out.read_bytes()
 
 
 def test_train_auto_from_the_command_line_refuses_what_it_cannot_do(tmp_path: Path) -> None:

@@ -444,6 +444,11 @@ def _reliability(
     return rows
 
 
+#: The merged graph's name and description (fixed, so the file's bytes follow the training).
+GRAPH_NAME = "scrapy_boilerplate_auto"
+GRAPH_DOC = "auto: page type, block and quality models (scrapy-boilerplate train auto)"
+
+
 def write_model(
     out: Path, type_model: Any, block_model: Any, quality_model: Any, report: dict[str, Any]
 ) -> None:
@@ -492,6 +497,10 @@ def write_model(
     merged = compose.merge_models(merged, graphs[2], io_map=[])
     if {i.name for i in merged.graph.input} != set(INPUTS):  # pragma: no cover - a bug here
         raise RuntimeError(f"merged model has inputs {[i.name for i in merged.graph.input]}")
+    # the merge names the graph after the converter's random ids: a fixed name and
+    # description make the same training write the same bytes
+    merged.graph.name = GRAPH_NAME
+    merged.graph.doc_string = GRAPH_DOC
     del merged.metadata_props[:]
     for key, value in {
         "feature_version": FEATURE_VERSION,
