@@ -45,6 +45,7 @@ NAMES: tuple[str, ...] = (
     "rd_parent_score",
     "rd_below_top",
 )
+_COLUMN = {name: i for i, name in enumerate(NAMES)}
 #: Levels above a block whose elements are scored containers (parent first).
 LEVELS = 4
 #: Share of a paragraph's score each level receives (Readability.js: 1, 1/2, 1/(3 * level)).
@@ -152,7 +153,7 @@ def container_features(
                 ids += walked[k][: LEVELS - len(ids)]
                 break
             ids.append(k)
-            key = key[: key.rfind("/")]
+            key = _parent_key(key)
             steps -= 1
         if ids:
             walked[ids[0]] = ids
@@ -167,11 +168,11 @@ def container_features(
     scored = np.zeros(count, dtype=bool)
     paragraph = chars >= MIN_CHARS
     points = np.zeros(n)
-    long = np.flatnonzero(paragraph)
-    points[long] = (
+    scoring = np.flatnonzero(paragraph)
+    points[scoring] = (
         1.0
-        + np.array([texts[i].count(",") for i in long.tolist()], dtype=np.float64)
-        + np.minimum(chars[long] / 100.0, 3.0)
+        + np.array([texts[i].count(",") for i in scoring.tolist()], dtype=np.float64)
+        + np.minimum(chars[scoring] / 100.0, 3.0)
     )
     for level in range(LEVELS):
         ids_at = levels[:, level]
@@ -204,7 +205,8 @@ def container_features(
     # a block is inside the top when its parent is the top or inside it
     parent_in_top = [key == top_key or key.startswith(inside) for key in parent_of]
     in_top = np.array(parent_in_top, dtype=bool)[parent_ids]
-    out[:, 0] = in_top
+    col = _COLUMN
+    out[:, col["rd_in_top"]] = in_top
     # the siblings Readability appends: scored, beside the top, scoring well enough
     bar = max(SIBLING_MIN, SIBLING_SHARE * top_score)
     above = _parent_key(top_key) + "/"
@@ -215,15 +217,17 @@ def container_features(
     }
     if siblings:
         start = len(above)
-        out[:, 3] = [
+        out[:, col["rd_in_sibling"]] = [
             x.startswith(above) and (end := x.find("/", start)) > 0 and x[:end] in siblings
             for x in xpaths
         ]
     best = np.where(levels >= 0, np.where(scored, final, 0.0)[levels], 0.0).max(axis=1)
-    out[:, 1] = np.maximum(best, 0.0) / top_score
+    out[:, col["rd_best_ancestor"]] = np.maximum(best, 0.0) / top_score
     parent = levels[:, 0]
-    out[:, 4] = np.where((parent >= 0) & scored[parent], final[parent], 0.0) / top_score
+    out[:, col["rd_parent_score"]] = (
+        np.where((parent >= 0) & scored[parent], final[parent], 0.0) / top_score
+    )
     total = float(chars.sum()) or 1.0
-    out[:, 2] = float(chars[in_top].sum()) / total
-    out[:, 5] = np.where(in_top, parent_steps[parent_ids] + 1.0 - top_depth, -1.0)
+    out[:, col["rd_top_share"]] = float(chars[in_top].sum()) / total
+    out[:, col["rd_below_top"]] = np.where(in_top, parent_steps[parent_ids] + 1.0 - top_depth, -1.0)
     return out
