@@ -11,6 +11,7 @@ steps on and off. Where the module is not built, the compiled comparisons skip, 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections import Counter
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from scrapy_boilerplate import parse
-from scrapy_boilerplate.auto import features, pagetype
+from scrapy_boilerplate.auto import containers, features, pagetype
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import TextBlock
 from scrapy_boilerplate.extractors.justext import languages
@@ -116,6 +117,7 @@ def test_twins_are_declared() -> None:
     assert pagetype._markup_counts.compiled is _speedups.markup_counts
     assert features._text_counts.compiled is _speedups.text_counts
     assert features._stopword_counts.compiled is _speedups.stopword_counts
+    assert containers.container_features.compiled is _speedups.container_features
 
 
 @needs_build
@@ -206,6 +208,84 @@ def test_twins_match_python_on_generated_pages(html: str) -> None:
     assert compiled == python
     compiled, python = _counts_both(doc.root)
     assert compiled == python
+
+
+def _containers_both(blocks: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    texts = [b.text for b in blocks]
+    chars = np.array([len(t) for t in texts], dtype=np.float64)
+    links = np.array([b.link_chars for b in blocks], dtype=np.float64)
+    fn = containers.container_features
+    compiled = fn.compiled(*containers._compiled_arguments(blocks, texts, chars, links))  # type: ignore[misc]
+    return compiled, fn.python(blocks, texts, chars, links)
+
+
+def _same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+CONTAINER_CASES = {
+    "negative_class_container": (
+        "<html><body><div class='comment-list'><p>"
+        + "A long, long comment, with commas, that scores well. " * 3
+        + "</p></div><div id='main' class='hidden'><p>"
+        + "Text, in a container both positive and negative. " * 2
+        + "</p></div><ul><li>"
+        + "A list item long enough to score, with a comma. " * 2
+        + "</li></ul></body></html>"
+    ),
+    "all_links": (
+        "<html><body><div><p><a href='/'>"
+        + "Only linked text here, long enough to be scored. " * 2
+        + "</a></p></div></body></html>"
+    ),
+    "siblings": (
+        "<html><body><div id='wrap'>"
+        + "".join(
+            f"<div class='post'><p>{'Sibling paragraph, with commas, ' * (i + 1)}{i}.</p></div>"
+            for i in range(6)
+        )
+        + "</div><footer><p>Footer text that is long enough to score.</p></footer></body></html>"
+    ),
+    "namespaced": (
+        "<html xmlns:x='urn:x'><body><x:div class='content'><p>"
+        + "Text under a prefixed element, long enough. " * 2
+        + "</p></x:div></body></html>"
+    ),
+}
+
+
+@needs_build
+@pytest.mark.parametrize(
+    ("name", "doc"),
+    [*DOCUMENTS, *((k, parse(v)) for k, v in CONTAINER_CASES.items())],
+    ids=[*IDS, *CONTAINER_CASES],
+)
+def test_container_features_match_python(name: str, doc: Any) -> None:
+    compiled, python = _containers_both(doc.section_blocks())
+    assert _same_bytes(compiled, python)
+
+
+@needs_build
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated_pages)
+def test_container_features_match_python_on_generated_pages(html: str) -> None:
+    compiled, python = _containers_both(_parsed(html).section_blocks())
+    assert _same_bytes(compiled, python)
+
+
+@needs_build
+def test_container_features_refuse_blocks_without_elements() -> None:
+    blocks = parse(CONTAINER_CASES["siblings"]).section_blocks()
+    texts = [b.text for b in blocks]
+    chars = np.array([len(t) for t in texts], dtype=np.float64)
+    links = np.zeros(len(blocks))
+    args = list(containers._compiled_arguments(blocks, texts, chars, links))
+    args[1] = texts[:-1]
+    with pytest.raises(_compiled.Unsupported):
+        _speedups.container_features(*args)
+    stripped = [dataclasses.replace(b, element="not an element") for b in blocks]
+    with pytest.raises(_compiled.Unsupported):
+        _speedups.container_features(*containers._compiled_arguments(stripped, texts, chars, links))
 
 
 def _combined_mask(value: str | None, ident: str | None) -> int:

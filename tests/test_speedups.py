@@ -38,6 +38,7 @@ from scrapy_boilerplate.core.result import Block, blocks_from_segments
 from scrapy_boilerplate.extractors.cnr import MENU_TAGS, NON_CONTENT_TAGS
 from scrapy_boilerplate.extractors.cnr import algorithm as cnr
 from scrapy_boilerplate.extractors.cnr.recorder import CNRNodes
+from scrapy_boilerplate.extractors.justext import algorithm as justext
 from test_properties import pages as generated_pages
 
 try:
@@ -452,6 +453,7 @@ TWINS = (
     blocks_from_segments, cnr._tree_arrays, cnr.label_blocks, cnr._element_xpath,
     metadata._attribute_candidates, language._ngram_counts, render._image_walk,
     document.elements_named, render._match_nodes, render._follow, render._content_parent,
+    justext.classify_context_sensitive,
 )  # fmt: skip
 
 
@@ -470,6 +472,51 @@ def _references_run(page: str, method: str) -> set[str]:
     finally:
         sys.setprofile(None)
     return ran
+
+
+_CLASS = st.sampled_from(justext._CLASS_NAMES)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_CLASS, st.booleans(), st.integers(0, 120)), max_size=40),
+    st.integers(-5, 400),
+    st.booleans(),
+)
+def test_context_sensitive_classes_match_python(
+    rows: list[tuple[str, bool, int]], distance: int, preprocessing: bool
+) -> None:
+    """jusText's context-sensitive pass, compiled, on any run of classes, headings and
+    block lengths (a heading looks ahead by characters)."""
+    blocks = [document.TextBlock("x" * length, None, "p", "", "", 0) for _, _, length in rows]
+    classes = [c for c, _, _ in rows]
+    headings = [h for _, h, _ in rows]
+    compiled = justext.classify_context_sensitive(
+        blocks, classes, headings, distance, preprocessing
+    )
+    python = justext.classify_context_sensitive.python(
+        blocks, classes, headings, distance, preprocessing
+    )
+    assert compiled == python
+    assert classes == [c for c, _, _ in rows]  # the input is not changed
+
+
+def test_context_sensitive_refuses_what_it_was_not_written_for() -> None:
+    blocks = [document.TextBlock("text", None, "p", "", "", 0)] * 2
+    with pytest.raises(_compiled.Unsupported):
+        _speedups.context_sensitive(
+            blocks, ["good", "odd"], [False, False], 200, True, justext._CLASS_NAMES
+        )
+    with pytest.raises(_compiled.Unsupported):
+        _speedups.context_sensitive(
+            blocks, ["good"], [False, False], 200, True, justext._CLASS_NAMES
+        )
+    # the Python function takes over: tuples, a fractional distance
+    for args in (
+        (tuple(blocks), ("short", "good"), (True, False), 200),
+        (blocks, ["short", "good"], [True, False], 3.5),
+    ):
+        assert justext.classify_context_sensitive(*args) == ["good", "good"]
 
 
 def test_disabled_runs_every_reference() -> None:

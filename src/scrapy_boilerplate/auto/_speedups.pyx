@@ -1,6 +1,6 @@
 # cython: language_level=3
 """``auto``'s compiled steps (optional accelerator), each the twin of a Python function of
-:mod:`.features` or :mod:`.pagetype`, which stays the reference and the fallback (it
+:mod:`.features`, :mod:`.containers` or :mod:`.pagetype`, which stays the reference and the fallback (it
 declares its twin with ``core.compiled.twin``); ``tests/test_auto_speed.py`` holds each
 pair to the same output:
 
@@ -21,6 +21,10 @@ pair to the same output:
   use) instead of an array of every code point, a regular expression and a copy;
 - :func:`stopword_counts` is ``features._stopword_counts``: each block's words found in
   the stoplist, without a Python call per word.
+- :func:`container_features` is ``containers.container_features``: Readability's
+  content score per container, with the same chains, the same sums in the same order and
+  the same choices, in loops instead of a dozen array operations, and the scored
+  containers' weights read through libxml2's parent pointers.
 
 Where a tree holds what the Python function was never written for (a namespaced element,
 an element that is not one), :class:`Unsupported` is raised and the twin runs the Python
@@ -363,4 +367,231 @@ def stopword_counts(list words_of, frozenset stoplist):
             if word in stoplist:
                 hits += 1
         o[b] = hits
+    return out
+
+
+cdef inline str _parent_key(str xpath):
+    return xpath[: xpath.rfind("/")]
+
+
+cdef double _container_weight(
+    xmlNode* c, dict tag_weights, dict value_weights, object value_weight
+) except? -1e300:
+    """``containers.element_weight`` of the element at ``c``: its tag's weight (the tag as
+    lxml names it) and its ``class`` and ``id`` values' (memoised in ``value_weights``
+    by ``value_weight``)."""
+    cdef double weight = tag_weights.get(cetree.namespacedName(c), 0.0)
+    for name in (b"class", b"id"):
+        value = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>(<bytes>name))
+        if value:
+            found = value_weights.get(value)
+            weight += found if found is not None else value_weight(value)
+    return weight
+
+
+def container_features(
+    list blocks,
+    list texts,
+    const double[::1] chars,
+    const double[::1] links,
+    dict tag_weights,
+    dict value_weights,
+    object value_weight,
+    dict columns,
+    Py_ssize_t levels_n,
+    tuple shares,
+    double min_chars,
+    double sibling_min,
+    double sibling_share,
+    Py_ssize_t root_steps,
+):
+    """``containers.container_features``: the same chains of containers by XPath, and
+    the same sums in the same order (per level, block by block, as ``np.bincount`` adds),
+    in loops instead of a dozen array operations per page, and each scored container's
+    weight (``containers.element_weight``: ``tag_weights``, and ``value_weight`` memoised
+    in ``value_weights``) read through libxml2's parent pointers without a proxy per
+    ancestor (``columns``: each of the six columns' index, by its name)."""
+    import numpy as np
+
+    cdef Py_ssize_t n = len(blocks)
+    out = np.zeros((n, len(columns)), dtype=np.float32)  # (one column per name)
+    if n == 0:
+        return out
+    if len(texts) != n or chars.shape[0] != n or links.shape[0] != n or levels_n < 1:
+        raise Unsupported("blocks, texts and counts differ in length")
+    cdef float[:, ::1] o = out
+    cdef Py_ssize_t c_top = columns["rd_in_top"], c_best = columns["rd_best_ancestor"]
+    cdef Py_ssize_t c_share = columns["rd_top_share"], c_sibling = columns["rd_in_sibling"]
+    cdef Py_ssize_t c_parent = columns["rd_parent_score"], c_below = columns["rd_below_top"]
+    cdef Py_ssize_t n_shares = len(shares)
+    cdef list xpaths = [b.xpath for b in blocks]
+    # each block's parent (by XPath), numbered in order of first appearance
+    cdef dict parent_of = {}
+    cdef list parent_keys = []
+    parent_ids_a = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] parent_ids = parent_ids_a
+    cdef list first = []
+    cdef Py_ssize_t i, k, row, level, p_count, count, steps, length, top
+    cdef str x, key
+    for i in range(n):
+        x = xpaths[i]
+        key = _parent_key(x)
+        found = parent_of.get(key)
+        if found is None:
+            row = len(parent_keys)
+            parent_of[key] = row
+            parent_keys.append(key)
+            first.append(i)
+        else:
+            row = found
+        parent_ids[i] = row
+    p_count = len(parent_keys)
+    # each parent's chain of containers, as the Python function walks it
+    cdef dict number = {}
+    cdef list keys = []
+    cdef list found_at = []
+    cdef dict walked = {}
+    chains_a = np.full((p_count, levels_n), -1, dtype=np.intp)
+    cdef Py_ssize_t[:, ::1] chains = chains_a
+    parent_steps_a = np.zeros(p_count, dtype=np.float64)
+    cdef double[::1] parent_steps = parent_steps_a
+    cdef list ids
+    for row in range(p_count):
+        key = parent_keys[row]
+        ids = []
+        steps = key.count("/")
+        parent_steps[row] = steps
+        while len(ids) < levels_n and steps > root_steps:
+            got = number.get(key)
+            if got is None:
+                k = len(keys)
+                number[key] = k
+                keys.append(key)
+                found_at.append((row, len(ids) + 1))
+            else:
+                k = got
+                if k in walked:
+                    ids += (<list>walked[k])[: levels_n - len(ids)]
+                    break
+            ids.append(k)
+            key = _parent_key(key)
+            steps -= 1
+        if ids:
+            walked[ids[0]] = ids
+            for level in range(len(ids)):
+                chains[row, level] = ids[level]
+    count = len(keys)
+    if count == 0:
+        return out
+    text_a = np.zeros(count)
+    link_a = np.zeros(count)
+    score_a = np.zeros(count)
+    added_a = np.zeros(count)
+    scored_a = np.zeros(count, dtype=np.uint8)
+    points_a = np.zeros(n)
+    cdef double[::1] text = text_a, link = link_a, score = score_a, added = added_a
+    cdef double[::1] points = points_a
+    cdef unsigned char[::1] scored = scored_a
+    cdef double share, w
+    for i in range(n):
+        if chars[i] >= min_chars:
+            points[i] = (1.0 + <double>(<str>texts[i]).count(",")) + min(chars[i] / 100.0, 3.0)
+    cdef Py_ssize_t lv
+    for level in range(levels_n):
+        for k in range(count):
+            added[k] = 0.0
+        share = shares[level] if level < n_shares else 0.0
+        for i in range(n):
+            lv = chains[parent_ids[i], level]
+            if lv < 0:
+                continue
+            text[lv] += chars[i]  # whole numbers: exact in any order
+            link[lv] += links[i]
+            if level < n_shares and chars[i] >= min_chars:
+                added[lv] += points[i] * share
+                scored[lv] = 1
+        if level < n_shares:
+            for k in range(count):
+                score[k] += added[k]
+    cdef bint any_scored = False
+    for k in range(count):
+        if scored[k]:
+            any_scored = True
+            break
+    if not any_scored:
+        return out
+    final_a = np.zeros(count)
+    cdef double[::1] final = final_a
+    cdef Py_ssize_t up, j
+    cdef xmlNode* node
+    for k in range(count):
+        w = 0.0
+        if scored[k]:
+            row, up = found_at[k]
+            element = blocks[<Py_ssize_t>first[row]].element
+            if not isinstance(element, cetree._Element) or (<cetree._Element>element)._c_node is NULL:
+                raise Unsupported("not an element")
+            node = (<cetree._Element>element)._c_node
+            for j in range(up):
+                node = _parent(node)  # getparent()
+                if node is NULL:
+                    raise Unsupported("a container above the root")
+            w = _container_weight(node, tag_weights, value_weights, value_weight)
+        final[k] = (w + score[k]) * (1.0 - min(1.0, link[k] / max(text[k], 1.0)))
+    top = -1
+    for k in range(count):
+        if scored[k] and (top < 0 or final[k] > final[top]):
+            top = k
+    cdef double top_score = final[top] if final[top] > 0 else 1.0
+    cdef str top_key = keys[top]
+    cdef Py_ssize_t top_depth = top_key.count("/")
+    cdef str inside = top_key + "/"
+    in_parent_a = np.zeros(p_count, dtype=np.uint8)
+    cdef unsigned char[::1] in_parent = in_parent_a
+    for row in range(p_count):
+        key = parent_keys[row]
+        in_parent[row] = key == top_key or key.startswith(inside)
+    cdef double total = 0.0, top_chars = 0.0
+    for i in range(n):
+        total += chars[i]
+        if in_parent[parent_ids[i]]:
+            top_chars += chars[i]
+    if total == 0.0:
+        total = 1.0
+    # the siblings Readability appends
+    cdef double bar = max(sibling_min, sibling_share * top_score)
+    cdef str above = _parent_key(top_key) + "/"
+    cdef set siblings = set()
+    for k in range(count):
+        if scored[k] and final[k] >= bar and k != top:
+            key = keys[k]
+            if key.count("/") == top_depth and key.startswith(above):
+                siblings.add(key)
+    cdef Py_ssize_t start = len(above), end
+    cdef double best, v
+    for i in range(n):
+        row = parent_ids[i]
+        if in_parent[row]:
+            o[i, c_top] = 1.0
+            o[i, c_below] = <float>(parent_steps[row] + 1.0 - top_depth)
+        else:
+            o[i, c_below] = -1.0
+        if siblings:
+            x = xpaths[i]
+            if x.startswith(above):
+                end = x.find("/", start)
+                if end > 0 and x[:end] in siblings:
+                    o[i, c_sibling] = 1.0
+        best = 0.0
+        for level in range(levels_n):
+            lv = chains[row, level]
+            if lv < 0:
+                continue  # (the Python function counts a missing level as 0)
+            v = final[lv] if scored[lv] else 0.0
+            if v > best:
+                best = v
+        o[i, c_best] = <float>(best / top_score)
+        lv = chains[row, 0]
+        o[i, c_parent] = <float>((final[lv] if lv >= 0 and scored[lv] else 0.0) / top_score)
+        o[i, c_share] = <float>(top_chars / total)
     return out

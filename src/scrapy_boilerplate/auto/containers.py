@@ -35,7 +35,11 @@ from typing import Any
 
 import numpy as np
 
+from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import TextBlock
+
+#: ``auto``'s compiled module (the twin of :func:`container_features`).
+COMPILED = "scrapy_boilerplate.auto._speedups"
 
 NAMES: tuple[str, ...] = (
     "rd_in_top",
@@ -115,10 +119,34 @@ def _parent_key(xpath: str) -> str:
     return xpath[: xpath.rfind("/")]
 
 
+def _compiled_arguments(
+    blocks: list[TextBlock], texts: list[str], chars: np.ndarray, links: np.ndarray
+) -> tuple[Any, ...]:
+    return (
+        blocks,
+        texts,
+        np.ascontiguousarray(chars, dtype=np.float64),
+        np.ascontiguousarray(links, dtype=np.float64),
+        TAG_WEIGHTS,
+        _VALUE_WEIGHTS,
+        value_weight,
+        _COLUMN,
+        LEVELS,
+        SHARES,
+        float(MIN_CHARS),
+        SIBLING_MIN,
+        SIBLING_SHARE,
+        _ROOT_STEPS,
+    )
+
+
+@_compiled.twin("container_features", module=COMPILED, arguments=_compiled_arguments)
 def container_features(
     blocks: list[TextBlock], texts: list[str], chars: np.ndarray, links: np.ndarray
 ) -> np.ndarray:
-    """The ``(n, len(NAMES))`` float32 matrix of :data:`NAMES` (zeros where no block scores)."""
+    """The ``(n, len(NAMES))`` float32 matrix of :data:`NAMES` (zeros where no block
+    scores); compiled where ``_speedups`` is built (the same chains and the same sums, in
+    the same order, in loops instead of a dozen array operations per page)."""
     n = len(blocks)
     out = np.zeros((n, len(NAMES)), dtype=np.float32)
     if not n:

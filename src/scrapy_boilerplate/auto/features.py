@@ -504,25 +504,37 @@ def _ids(keys: list[str]) -> tuple[np.ndarray, list[str]]:
     return ids, list(numbers)
 
 
+#: Column of each :data:`ANCESTOR_TAGS` tag in :func:`_path_table`'s rows.
+_ANCESTOR_COLUMN = {t: 3 + k for k, t in enumerate(ANCESTOR_TAGS)}
+_PATH_WIDTH = 3 + len(ANCESTOR_TAGS)
+
+
 def _path_table(paths: list[str], blocks: list[TextBlock]) -> tuple[np.ndarray, np.ndarray]:
     """Per distinct tag path (``rows``: depth, heading, a ``select`` on it, then a flag per
-    :data:`ANCESTOR_TAGS` above the block) and each block's row (``ids``)."""
-    ids, distinct = _ids(paths)
-    first: dict[str, int] = {}
+    :data:`ANCESTOR_TAGS` above the block) and each block's row (``ids``); the heading
+    flag is that of the first block on the path. Rows are built as lists and made one
+    array (a numpy item assignment per cell costs more than the rest)."""
+    numbers: dict[str, int] = {}
+    ids: list[int] = []
+    rows: list[list[float]] = []
+    column = _ANCESTOR_COLUMN
     for i, path in enumerate(paths):
-        first.setdefault(path, i)
-    rows = np.zeros((len(distinct), 3 + len(ANCESTOR_TAGS)), dtype=np.float64)
-    ancestor_index = {t: 3 + k for k, t in enumerate(ANCESTOR_TAGS)}
-    for r, path in enumerate(distinct):
-        tags = path.split(".")
-        rows[r, 0] = len(tags)
-        rows[r, 1] = blocks[first[path]].is_heading
-        rows[r, 2] = "select" in tags
-        for t in set(tags[:-1]):
-            k = ancestor_index.get(t)
-            if k is not None:
-                rows[r, k] = 1.0
-    return rows, ids
+        r = numbers.get(path)
+        if r is None:
+            r = numbers[path] = len(rows)
+            tags = path.split(".")
+            row = [0.0] * _PATH_WIDTH
+            row[0] = len(tags)
+            row[1] = blocks[i].is_heading
+            row[2] = "select" in tags
+            for t in tags[:-1]:
+                k = column.get(t)
+                if k is not None:
+                    row[k] = 1.0
+            rows.append(row)
+        ids.append(r)
+    table = np.array(rows, dtype=np.float64).reshape(len(rows), _PATH_WIDTH)
+    return table, np.array(ids, dtype=np.intp)
 
 
 def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.ndarray:

@@ -24,6 +24,9 @@ output:
 - :func:`utf8`, :func:`count_tags` and :func:`attributes_over` are ``document._utf8``,
   ``document._count_tags`` and ``document._attributes_over``: ``parse``'s encoding of
   the decoded page and its checks before the parse, in vector instructions or one scan.
+- :func:`context_sensitive` is ``justext.algorithm.classify_context_sensitive``,
+  jusText's context-sensitive pass (shared by ``justext`` and ``auto``), over arrays of
+  class codes instead of lists of class names.
 
 Where a tree holds what the Python code was never written for (an entity reference node,
 which the HTML parser never makes; a cleaning root that is not its document's top
@@ -2276,3 +2279,151 @@ def follow_steps(root, list names, list positions):
             return None
         c = child
     return cetree.elementFactory(root_el._doc, c)
+
+
+# -- jusText's context-sensitive classification (justext.algorithm.classify_context_sensitive)
+
+cdef enum:
+    _JT_GOOD = 0
+    _JT_NEAR_GOOD = 1
+    _JT_SHORT = 2
+    _JT_BAD = 3
+
+
+cdef class _JtBlocks:
+    """The blocks' text lengths, read on first use (only headings look ahead)."""
+
+    cdef list blocks
+    cdef array.array lengths
+
+    def __cinit__(self, list blocks):
+        self.blocks = blocks
+        self.lengths = array.array("q", [-1]) * len(blocks)
+
+    cdef Py_ssize_t length(self, Py_ssize_t j) except -1:
+        cdef long long[::1] lengths = self.lengths
+        if lengths[j] < 0:
+            lengths[j] = len(self.blocks[j].text)
+        return lengths[j]
+
+
+cdef bint _jt_precedes_good(
+    _JtBlocks blocks, int[::1] classes, Py_ssize_t i, Py_ssize_t max_distance
+) except -1:
+    """``_precedes_good``: a good block follows block ``i`` within ``max_distance``
+    characters."""
+    cdef Py_ssize_t n = classes.shape[0]
+    cdef Py_ssize_t distance = 0
+    cdef Py_ssize_t j = i + 1
+    while j < n and distance <= max_distance:
+        if classes[j] == _JT_GOOD:
+            return True
+        distance += blocks.length(j)
+        j += 1
+    return False
+
+
+cdef void _jt_nearest(int[::1] classes, int[::1] out, int step, bint ignore_near_good) noexcept:
+    """``_nearest``: per block, the class of the closest good / bad (or near-good) block
+    in direction ``step``, not counting itself; edges are bad."""
+    cdef Py_ssize_t n = classes.shape[0]
+    cdef Py_ssize_t k, i
+    cdef int last = _JT_BAD
+    cdef int c
+    for k in range(n):
+        i = k if step < 0 else n - 1 - k
+        out[i] = last
+        c = classes[i]
+        if c == _JT_GOOD or c == _JT_BAD or (c == _JT_NEAR_GOOD and not ignore_near_good):
+            last = c
+
+
+def context_sensitive(
+    list blocks,
+    list cf_classes,
+    list headings,
+    Py_ssize_t max_heading_distance,
+    bint heading_preprocessing,
+    tuple names,
+):
+    """``justext.algorithm.classify_context_sensitive``, its passes over C arrays of class
+    codes (``names``: the good, near-good, short and bad class strings, in that order). A
+    class that is none of them raises :class:`Unsupported`."""
+    cdef Py_ssize_t n = len(blocks)
+    if len(cf_classes) != n or len(headings) != n:
+        raise Unsupported("blocks, classes and headings differ in length")
+    cdef _JtBlocks lengths = _JtBlocks(blocks)
+    cdef array.array cf_array = array.array("i", [0]) * n
+    cdef array.array work = array.array("i", [0]) * (6 * n + 1)
+    cdef int[::1] cf = cf_array
+    cdef int[::1] all_ = work
+    cdef int[::1] classes = all_[0:n]
+    cdef int[::1] prev_gb = all_[n : 2 * n]
+    cdef int[::1] next_gb = all_[2 * n : 3 * n]
+    cdef int[::1] prev_any = all_[3 * n : 4 * n]
+    cdef int[::1] next_any = all_[4 * n : 5 * n]
+    cdef int[::1] revised = all_[5 * n : 6 * n]
+    cdef array.array heading_array = array.array("b", [0]) * n
+    cdef signed char[::1] heading = heading_array
+    cdef Py_ssize_t i, k
+    cdef int c, prev, nxt, running
+    for i in range(n):
+        name = cf_classes[i]
+        for k in range(4):
+            if name is names[k] or name == names[k]:
+                break
+        else:
+            raise Unsupported(f"class {name!r}")
+        cf[i] = k
+        classes[i] = k
+        heading[i] = 1 if headings[i] else 0
+    # heading pre-processing: short headings shortly before a good block become near-good
+    if heading_preprocessing:
+        for i in range(n):
+            if (
+                heading[i]
+                and classes[i] == _JT_SHORT
+                and _jt_precedes_good(lengths, classes, i, max_heading_distance)
+            ):
+                classes[i] = _JT_NEAR_GOOD
+    # short blocks, by their good / bad neighbours (all decided before any is changed)
+    _jt_nearest(classes, prev_gb, -1, True)
+    _jt_nearest(classes, next_gb, 1, True)
+    _jt_nearest(classes, prev_any, -1, False)
+    _jt_nearest(classes, next_any, 1, False)
+    for i in range(n):
+        if classes[i] != _JT_SHORT:
+            continue
+        prev, nxt = prev_gb[i], next_gb[i]
+        if prev == _JT_GOOD and nxt == _JT_GOOD:
+            c = _JT_GOOD
+        elif prev == _JT_BAD and nxt == _JT_BAD:
+            c = _JT_BAD
+        elif (prev == _JT_BAD and prev_any[i] == _JT_NEAR_GOOD) or (
+            nxt == _JT_BAD and next_any[i] == _JT_NEAR_GOOD
+        ):
+            c = _JT_GOOD
+        else:
+            c = _JT_BAD
+        revised[i] = c
+    for i in range(n):
+        if classes[i] == _JT_SHORT:
+            classes[i] = revised[i]
+    # near-good blocks: bad only between two bad blocks, revised in page order
+    _jt_nearest(classes, next_gb, 1, True)
+    running = _JT_BAD
+    for i in range(n):
+        if classes[i] == _JT_NEAR_GOOD:
+            classes[i] = _JT_BAD if (running == _JT_BAD and next_gb[i] == _JT_BAD) else _JT_GOOD
+        if classes[i] == _JT_GOOD or classes[i] == _JT_BAD:
+            running = classes[i]
+    # heading post-processing: non-bad headings before good text are good
+    for i in range(n):
+        if (
+            heading[i]
+            and classes[i] == _JT_BAD
+            and cf[i] != _JT_BAD
+            and _jt_precedes_good(lengths, classes, i, max_heading_distance)
+        ):
+            classes[i] = _JT_GOOD
+    return [names[classes[i]] for i in range(n)]

@@ -14,7 +14,8 @@ not written for). The core's twins (in ``core/_speedups.pyx``): ``justext_segmen
 ``attributes_over`` (``parse``'s checks), ``blocks_from_segments`` (core/result.py),
 ``elements_named`` (core/document.py), ``attribute_candidates`` (core/metadata.py),
 ``image_walk``, ``match_nodes``, ``content_parent`` and ``follow_steps``
-(core/render.py) and ``ngram_counts`` (core/language.py). A method's own compiled steps
+(core/render.py), ``ngram_counts`` (core/language.py) and ``context_sensitive``
+(jusText's context-sensitive pass, extractors/justext/algorithm.py). A method's own compiled steps
 are in its package's compiled module (``module=`` names it), built the same way.
 ``ENABLED = False``, or ``with disabled():``, turns every twin off at once (the tests and
 the speed benchmarks compare the two ways).

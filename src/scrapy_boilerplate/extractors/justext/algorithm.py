@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import Document, TextBlock
 from scrapy_boilerplate.core.errors import InvalidParameter
 from scrapy_boilerplate.core.params import Param
@@ -23,6 +24,8 @@ from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Extraction, blo
 from scrapy_boilerplate.extractors.justext import languages
 
 GOOD, BAD, SHORT, NEAR_GOOD = "good", "bad", "short", "near-good"
+#: The classes in the order of the compiled twin's codes.
+_CLASS_NAMES = (GOOD, NEAR_GOOD, SHORT, BAD)
 
 #: Words of the page (in block order) over which the stoplist is guessed.
 GUESS_SAMPLE_WORDS = 20_000
@@ -133,6 +136,34 @@ def _precedes_good(
     return False
 
 
+def _compiled_arguments(
+    blocks: list[TextBlock],
+    cf_classes: list[str],
+    headings: list[bool],
+    max_heading_distance: int = 200,
+    heading_preprocessing: bool = True,
+) -> tuple[Any, ...]:
+    """The compiled twin's arguments; what it was not written for (other sequences than
+    lists, a distance that is not a whole number) goes to Python."""
+    if not (
+        type(blocks) is list
+        and type(cf_classes) is list
+        and type(headings) is list
+        and type(max_heading_distance) is int
+        and abs(max_heading_distance) < 2**62
+    ):
+        raise _compiled.Unsupported("not the compiled step's input types")
+    return (
+        blocks,
+        cf_classes,
+        headings,
+        max_heading_distance,
+        bool(heading_preprocessing),
+        _CLASS_NAMES,
+    )
+
+
+@_compiled.twin("context_sensitive", arguments=_compiled_arguments)
 def classify_context_sensitive(
     blocks: list[TextBlock],
     cf_classes: list[str],
@@ -141,7 +172,8 @@ def classify_context_sensitive(
     heading_preprocessing: bool = True,
 ) -> list[str]:
     """Final classes (good / bad): heading pre-processing, short and near-good revision,
-    heading post-processing, in the paper's order."""
+    heading post-processing, in the paper's order; compiled where ``_speedups`` is built
+    (the same passes over arrays of class codes)."""
     classes = list(cf_classes)
     # Heading pre-processing: short headings shortly before a good block become near-good.
     # jusText 3.0.2 looks ahead at classes it has not copied yet, so there it never fires.
