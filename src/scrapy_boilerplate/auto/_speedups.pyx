@@ -495,7 +495,7 @@ def container_features(
     cdef double share, w
     for i in range(n):
         if chars[i] >= min_chars:
-            points[i] = (1.0 + <double>(<str>texts[i]).count(",")) + min(chars[i] / 100.0, 3.0)
+            points[i] = (1.0 + <double>(<str?>texts[i]).count(",")) + min(chars[i] / 100.0, 3.0)
     cdef Py_ssize_t lv
     for level in range(levels_n):
         for k in range(count):
