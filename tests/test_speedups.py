@@ -453,7 +453,7 @@ TWINS = (
     blocks_from_segments, cnr._tree_arrays, cnr.label_blocks, cnr._element_xpath,
     metadata._attribute_candidates, language._ngram_counts, render._image_walk,
     document.elements_named, render._match_nodes, render._follow, render._content_parent,
-    justext.classify_context_sensitive,
+    justext.classify_context_sensitive, document.block_elements,
 )  # fmt: skip
 
 
@@ -472,6 +472,33 @@ def _references_run(page: str, method: str) -> set[str]:
     finally:
         sys.setprofile(None)
     return ran
+
+
+def test_block_elements_match_reading_each_block() -> None:
+    """The blocks' elements read at once are those read one by one, and the blocks keep
+    them (their lazy slots filled as reading ``element`` fills them)."""
+    html = (
+        "<html><body><div><p>one</p><p>two <b>bold</b></p></div>"
+        "<ul><li>three</li></ul></body></html>"
+    )
+    fast = parse(html).section_blocks()
+    slow = parse(html).section_blocks()
+    elements = document.block_elements(fast)
+    assert [e.tag for e in elements] == [b.element.tag for b in slow] == ["p", "p", "li"]
+    assert all(e is b.element for e, b in zip(elements, fast, strict=True))
+    assert all(b._elements is None for b in fast)
+    assert document.block_elements(fast) == elements  # read again: the kept ones
+    # blocks made by hand, and blocks read half before
+    half = parse(html).section_blocks()
+    first = half[0].element
+    made = document.TextBlock("x", first, "p", "", "", 0)
+    got = document.block_elements([*half, made])
+    assert got[0] is first and got[-1] is first
+    assert [e.tag for e in got[:-1]] == ["p", "p", "li"]
+    with _compiled.disabled():
+        assert [e.tag for e in document.block_elements(parse(html).section_blocks())] == [
+            "p", "p", "li",
+        ]  # fmt: skip
 
 
 _CLASS = st.sampled_from(justext._CLASS_NAMES)

@@ -38,7 +38,7 @@ import numpy as np
 
 from scrapy_boilerplate.auto import containers
 from scrapy_boilerplate.core import compiled as _compiled
-from scrapy_boilerplate.core.document import Document, TextBlock
+from scrapy_boilerplate.core.document import Document, TextBlock, block_elements
 from scrapy_boilerplate.extractors.justext import languages
 from scrapy_boilerplate.extractors.justext.algorithm import (
     BAD,
@@ -280,7 +280,7 @@ def _element_masks(blocks: list[TextBlock]) -> tuple[list[int], list[int]]:
     """Per block, the keyword groups of its own element and parent (``own``), and of every
     element above those (``above``), from the words of ``class`` and ``id``, lower-cased
     (:func:`_element_masks_of` on the blocks' elements)."""
-    return _element_masks_of([b.element for b in blocks], _value_mask)
+    return _element_masks_of(block_elements(blocks), _value_mask)
 
 
 @_compiled.twin(

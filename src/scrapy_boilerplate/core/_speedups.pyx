@@ -24,6 +24,8 @@ output:
 - :func:`utf8`, :func:`count_tags` and :func:`attributes_over` are ``document._utf8``,
   ``document._count_tags`` and ``document._attributes_over``: ``parse``'s encoding of
   the decoded page and its checks before the parse, in vector instructions or one scan.
+- :func:`block_elements` is ``document.block_elements``: the blocks' elements, their
+  lazy slots read and filled in C;
 - :func:`context_sensitive` is ``justext.algorithm.classify_context_sensitive``,
   jusText's context-sensitive pass (shared by ``justext`` and ``auto``), over arrays of
   class codes instead of lists of class names.
@@ -40,7 +42,7 @@ live in its package (``extractors/<method>/_speedups.pyx``), built the same way.
 cimport cython
 from cpython cimport array
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_DECREF, Py_INCREF
+from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF
 from cpython.unicode cimport (
     PyUnicode_DATA,
     PyUnicode_KIND,
@@ -1255,6 +1257,43 @@ cdef inline object _slot(object block, Py_ssize_t i):
     if value is NULL:
         return getattr(block, _TEXT_BLOCK_FIELDS[i])  # raises AttributeError
     return <object>value
+
+
+cdef inline void _replace(PyObject* obj, Py_ssize_t i, object value) noexcept:
+    """Set field ``i`` of a TextBlock through its slot, releasing what it held."""
+    cdef PyObject** where = <PyObject**>((<char*>obj) + _tb_offsets[i])
+    cdef PyObject* old = where[0]
+    Py_INCREF(value)
+    where[0] = <PyObject*>value
+    Py_XDECREF(old)
+
+
+def block_elements(list blocks):
+    """``document.block_elements``: each block's element; a block of the compiled walk
+    whose element is still to be found gets it from its walk's elements (all found in one
+    pass, see :class:`_BlockElements`) and keeps it, as reading ``element`` does."""
+    if _TextBlock is None:
+        _bind()
+    cdef list out = []
+    cdef PyObject* obj
+    cdef PyObject* value
+    cdef bint fast = _tb_fast
+    for b in blocks:
+        if fast and type(b) is _TextBlock:
+            obj = <PyObject*>b
+            value = (<PyObject**>((<char*>obj) + _tb_offsets[1]))[0]
+            if value is not NULL:
+                out.append(<object>value)
+                continue
+            elements = _slot(b, 12)
+            if type(elements) is _BlockElements:
+                element = (<_BlockElements>elements).element(_slot(b, 13))
+                _replace(obj, 1, element)
+                _replace(obj, 12, None)
+                out.append(element)
+                continue
+        out.append(b.element)
+    return out
 
 
 cdef inline void _put_block(PyObject* obj, Py_ssize_t i, object value) noexcept:

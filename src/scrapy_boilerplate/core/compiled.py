@@ -10,13 +10,13 @@ The reference declares its twin with :func:`twin`::
 is built and :data:`ENABLED` is True, and the reference (``find_removed.python``) where it
 is not, or where the compiled step raises :data:`Unsupported` on this input (a tree it was
 not written for). The core's twins (in ``core/_speedups.pyx``): ``justext_segment``,
-``find_removed`` and ``count_elements`` (core/document.py), ``utf8``, ``count_tags`` and
-``attributes_over`` (``parse``'s checks), ``blocks_from_segments`` (core/result.py),
-``elements_named`` (core/document.py), ``attribute_candidates`` (core/metadata.py),
+``find_removed``, ``count_elements``, ``elements_named`` and ``block_elements``
+(core/document.py), ``utf8``, ``count_tags`` and ``attributes_over`` (``parse``'s checks),
+``blocks_from_segments`` (core/result.py), ``attribute_candidates`` (core/metadata.py),
 ``image_walk``, ``match_nodes``, ``content_parent`` and ``follow_steps``
 (core/render.py), ``ngram_counts`` (core/language.py) and ``context_sensitive``
-(jusText's context-sensitive pass, extractors/justext/algorithm.py). A method's own compiled steps
-are in its package's compiled module (``module=`` names it), built the same way.
+(jusText's context-sensitive pass, extractors/justext/algorithm.py). A method's own
+compiled steps are in its package's compiled module (``module=`` names it), built the same way.
 ``ENABLED = False``, or ``with disabled():``, turns every twin off at once (the tests and
 the speed benchmarks compare the two ways).
 """
