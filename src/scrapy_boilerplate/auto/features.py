@@ -650,8 +650,11 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["page_link_density"]] = float(links.sum()) / total
     title = _title_words(doc)
     if title:
+        # the share of a short block's distinct words in the title (no set made for the
+        # blocks that share none, most of them)
+        disjoint = title.isdisjoint
         x[:, col["in_title"]] = [
-            (len(title.intersection(s)) / len(s)) if 0 < len(w) < 30 and (s := set(w)) else 0.0
+            len(title.intersection(w)) / len(set(w)) if 0 < len(w) < 30 and not disjoint(w) else 0.0
             for w in words_of
         ]
     keys = [" ".join(w) for w in words_of]
