@@ -1,8 +1,8 @@
 # cython: language_level=3
 """``auto``'s compiled steps (optional accelerator), each the twin of a Python function of
-:mod:`.features`, :mod:`.containers` or :mod:`.pagetype`, which stays the reference and the fallback (it
-declares its twin with ``core.compiled.twin``); ``tests/test_auto_speed.py`` holds each
-pair to the same output:
+:mod:`.features`, :mod:`.containers` or :mod:`.pagetype`, which stays the reference and
+the fallback (it declares its twin with ``core.compiled.twin``);
+``tests/test_auto_speed.py`` holds each pair to the same output:
 
 - :func:`element_masks` is ``features._element_masks_of``: the keyword groups of each
   block's element, its parent and everything above, with the ancestors found by libxml2's
@@ -431,7 +431,7 @@ def container_features(
     parent_ids_a = np.empty(n, dtype=np.intp)
     cdef Py_ssize_t[::1] parent_ids = parent_ids_a
     cdef list first = []
-    cdef Py_ssize_t i, k, row, level, p_count, count, steps, length, top
+    cdef Py_ssize_t i, k, row, level, p_count, count, steps, top
     cdef str x, key
     for i in range(n):
         x = xpaths[i]

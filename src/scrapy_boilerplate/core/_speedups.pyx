@@ -162,9 +162,16 @@ cdef _bind_text_block(cls, dict slots):
     _tb_fast = True
 
 
+cdef inline PyObject** _slot_at(PyObject* obj, Py_ssize_t i) noexcept:
+    """Where field ``i`` of a TextBlock is stored (its slot, at the offset
+    :func:`_bind_text_block` found)."""
+    return <PyObject**>((<char*>obj) + _tb_offsets[i])
+
+
 cdef inline void _put(PyObject* obj, Py_ssize_t i, object value) noexcept:
+    """Fill the empty field ``i`` of a fresh TextBlock."""
     Py_INCREF(value)
-    (<PyObject**>((<char*>obj) + _tb_offsets[i]))[0] = <PyObject*>value
+    _slot_at(obj, i)[0] = <PyObject*>value
 
 
 cdef _text_block(str text, element, str tag, str xpath, str tag_path, Py_ssize_t link_chars,
@@ -1253,7 +1260,7 @@ cdef _bind_block():
 
 cdef inline object _slot(object block, Py_ssize_t i):
     """Field ``i`` of a TextBlock read through its slot (getattr where it is unset)."""
-    cdef PyObject* value = (<PyObject**>((<char*><PyObject*>block) + _tb_offsets[i]))[0]
+    cdef PyObject* value = _slot_at(<PyObject*>block, i)[0]
     if value is NULL:
         return getattr(block, _TEXT_BLOCK_FIELDS[i])  # raises AttributeError
     return <object>value
@@ -1261,7 +1268,7 @@ cdef inline object _slot(object block, Py_ssize_t i):
 
 cdef inline void _replace(PyObject* obj, Py_ssize_t i, object value) noexcept:
     """Set field ``i`` of a TextBlock through its slot, releasing what it held."""
-    cdef PyObject** where = <PyObject**>((<char*>obj) + _tb_offsets[i])
+    cdef PyObject** where = _slot_at(obj, i)
     cdef PyObject* old = where[0]
     Py_INCREF(value)
     where[0] = <PyObject*>value
@@ -1281,7 +1288,7 @@ def block_elements(list blocks):
     for b in blocks:
         if fast and type(b) is _TextBlock:
             obj = <PyObject*>b
-            value = (<PyObject**>((<char*>obj) + _tb_offsets[1]))[0]
+            value = _slot_at(obj, 1)[0]
             if value is not NULL:
                 out.append(<object>value)
                 continue
