@@ -11,7 +11,10 @@ examples, split two ways, both fixed by a stable CRC-32 before any training: by 
 of the pages in test) and by page and question template together (30 % of the pages and
 30 % of the templates; a test example has both held out, a training example neither:
 :func:`load`). For each split a model is trained on its train parts (AdaGrad, λ = 0.01,
-5 passes) and evaluated on its test parts: accuracy (the top list is compatible: first,
+5 passes; a weight per query style for the features that are not denotation features;
+webqa-utopia-dev's training pages also give question-list pairs read off their own
+headings, :func:`~harness.entities_data.heading_questions`, weighted 0.3) and evaluated on
+its test parts: accuracy (the top list is compatible: first,
 second and last entities match, edit distance <= 2), accuracy@5, oracle (any candidate
 is compatible), and the paper's baseline (the most frequent path-suffix pattern of the
 training data's compatible predicates: the last 5 entries as a multiset, indices as [*])
@@ -37,8 +40,10 @@ from typing import Any
 import scrapy_boilerplate as sb
 from harness.entities_data import (
     CAUSES,
+    HEADING_WEIGHT,
     Example,
     compatible,
+    heading_questions,
     miss_cause,
     page_of,
     read_openweb,
@@ -49,6 +54,7 @@ from harness.entities_data import (
 from harness.output import add_out, write_reports
 from scrapy_boilerplate.entities.derive import derive
 from scrapy_boilerplate.entities.extract import DEFAULT_MODEL, PageCandidates, rank
+from scrapy_boilerplate.entities.features import query_style
 from scrapy_boilerplate.entities.model import TrainingPage, train
 from scrapy_boilerplate.entities.pageindex import PageIndex
 from scrapy_boilerplate.entities.predicates import ANY, Predicate, generate
@@ -57,6 +63,11 @@ TEST_SHARE = 0.3
 #: The splits evaluated: ``page`` holds out pages (a question seen in training may come
 #: back on a held-out page), ``template`` holds out pages and question templates together.
 SPLITS = ("page", "template")
+#: The sets whose training pages also give question-list pairs read off their own
+#: headings (:func:`~harness.entities_data.heading_questions`). Not wikitablequestions-lists:
+#: its queries are page titles asking for the main table, and its headings' pairs lowered
+#: its cross-validated accuracy (docs/entities.md).
+HEADING_SETS = ("webqa-utopia-dev",)
 
 
 def webqa_split(page_id: str) -> str:
@@ -139,8 +150,10 @@ def main(argv: list[str] | None = None) -> int:
         "--without",
         action="append",
         default=[],
-        choices=("derived",),
-        help="leave out a part (for the cross-validation of each): the derived candidates",
+        choices=("derived", "headings", "styles"),
+        help="leave out a part (for the cross-validation of each): the derived candidates, "
+        "the question-list pairs read off the training pages' headings, the weights per "
+        "query style",
     )
     args = ap.parse_args(argv)
     sets, groups = load(args.data)
@@ -167,14 +180,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.cv:
         return cross_validate(sets, groups, args)
     featurised: dict[str, TrainingPage] = {}
+    headings: dict[Path, list[TrainingPage]] = {}
+    styles = "styles" not in args.without
 
     def training_page(ex: Example) -> TrainingPage:
         key = f"{ex.source}/{ex.id}"
         if key not in featurised:
             pc = candidates_of(ex)
             ok = [compatible(c.entities, ex) for c in pc.candidates]
-            featurised[key] = TrainingPage(pc.features(ex.query), pc.counts(), ok)
+            style = query_style(ex.query) if styles else None
+            featurised[key] = TrainingPage(pc.features(ex.query), pc.counts(), ok, style)
         return featurised[key]
+
+    def heading_pages(ex: Example) -> list[TrainingPage]:
+        if ex.page not in headings:
+            headings[ex.page] = heading_training(candidates_of(ex), styles)
+        return headings[ex.page]
 
     rows = []
     report: dict[str, Any] = {"splits": {}}
@@ -184,21 +205,30 @@ def main(argv: list[str] | None = None) -> int:
         training: list[TrainingPage] = []
         patterns: Counter[tuple[str, ...]] = Counter()
         n_train = 0
-        for parts in sets.values():
+        n_headings = 0
+        for name, parts in sets.items():
             examples = parts["train" + part][: args.limit or None]
             n_train += len(examples)
+            seen: set[Path] = set()
             for ex in examples:
                 page = training_page(ex)
                 training.append(page)
+                if name in HEADING_SETS and "headings" not in args.without and ex.page not in seen:
+                    seen.add(ex.page)
+                    more = heading_pages(ex)
+                    training.extend(more)
+                    n_headings += len(more)
                 for c, good in zip(candidates_of(ex).candidates, page.compatible, strict=True):
                     if good:
                         patterns.update(suffix_pattern(p) for p in c.predicates)
         t0 = time.perf_counter()
         model = train(training, step=args.step, l2=args.l2, passes=args.passes)
         train_s = time.perf_counter() - t0
-        print(f"split by {split}: trained on {n_train} examples in {train_s:.1f} s", flush=True)
+        print(f"split by {split}: trained on {n_train} examples and {n_headings} heading "
+              f"questions in {train_s:.1f} s", flush=True)  # fmt: skip
         model.meta.update(
             train_examples=n_train,
+            heading_questions=n_headings,
             train_sets={n: len(s["train" + part][: args.limit or None]) for n, s in sets.items()},
             split=split,
             command=f"python benchmarks/entities_eval.py --save --step {args.step}",
@@ -251,6 +281,16 @@ def main(argv: list[str] | None = None) -> int:
         model.save(DEFAULT_MODEL)
         print(f"saved {DEFAULT_MODEL}")
     return 0
+
+
+def heading_training(pc: PageCandidates, styles: bool = True) -> list[TrainingPage]:
+    """The training pages of :func:`~harness.entities_data.heading_questions` on one page,
+    each weighted :data:`~harness.entities_data.HEADING_WEIGHT`."""
+    out = []
+    for q, ok in heading_questions(pc.candidates):
+        style = query_style(q) if styles else None
+        out.append(TrainingPage(pc.features(q), pc.counts(), ok, style, HEADING_WEIGHT))
+    return out
 
 
 def evaluate(
@@ -384,21 +424,30 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
     """Cross-validation grouped like the template split, on its training parts only: fold
     ``f`` trains on the examples whose template fold and page fold both differ from ``f``
     and evaluates on those whose template fold and page fold are both ``f`` (never a
-    template nor a page of its training side). Prints accuracy and oracle per set."""
+    template nor a page of its training side). A page's heading questions train the folds
+    its page trains (they are never scored). Prints accuracy and oracle per set."""
     examples = [(name, ex) for name, parts in sets.items()
                 for ex in parts["train@template"][: args.limit or None]]  # fmt: skip
     examples.sort(key=lambda t: str(t[1].page))  # (one page's candidates in memory at a time)
     rows = []
+    folds = []
+    styles = "styles" not in args.without
     current: dict[Path, PageCandidates] = {}
     for name, ex in examples:
+        fold = cv_fold(ex, groups)
         if ex.page not in current:
             current = {ex.page: PageCandidates(sb.parse(ex.html()), k=args.k,
                                                derived="derived" not in args.without)}  # fmt: skip
+            if name in HEADING_SETS and "headings" not in args.without:
+                for page in heading_training(current[ex.page], styles):
+                    rows.append(("", [], page))  # (training only, on its page's folds)
+                    folds.append((-1, fold[1]))
         pc = current[ex.page]
         ok = [compatible(c.entities, ex) for c in pc.candidates]
         ties = [(len(c.nodes), -c.first) for c in pc.candidates]
-        rows.append((name, ties, TrainingPage(pc.features(ex.query), pc.counts(), ok)))
-    folds = [cv_fold(ex, groups) for _, ex in examples]
+        style = query_style(ex.query) if styles else None
+        rows.append((name, ties, TrainingPage(pc.features(ex.query), pc.counts(), ok, style)))
+        folds.append(fold)
     hits: dict[str, list[tuple[bool, bool]]] = {}
     for f in range(FOLDS):
         model = train(
@@ -413,7 +462,7 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
             if not ties:
                 hits.setdefault(name, []).append((False, False))
                 continue
-            logp = model.log_probs(page.features, page.counts)
+            logp = model.for_style(page.style).log_probs(page.features, page.counts)
             best = max(range(len(logp)), key=lambda i: (logp[i], *ties[i]))
             hits.setdefault(name, []).append((page.compatible[best], any(page.compatible)))
     for name, h in hits.items():

@@ -293,3 +293,49 @@ def test_column_headers_cost_grows_with_the_table_not_its_square(monkeypatch):
     (small, small_visits), (large, large_visits) = counts
     assert large >= 2 * small - 10  # a candidate per row
     assert large_visits <= 2.5 * small_visits  # linear: 2x the rows, about 2x the visits
+
+
+def test_query_style_reads_how_the_query_is_written():
+    from scrapy_boilerplate.entities.features import query_style, styled
+
+    assert query_style("Who are the program co-chairs?") == "question"
+    assert query_style("what are the textbooks") == "question"
+    assert query_style("tallest buildings in minneapolis") == "title"
+    assert query_style("hiking trails near baltimore?") == "question"
+    assert query_style("   ") == "title"
+    assert styled("TAG-MAJORITY=td") and styled("A1:CLASS-SINGLE") and styled("Q:NEAR-BEST")
+    assert not styled("QD:who|WORDSCOUNT-MEAN:log1") and not styled("PHRASESHAPE-SINGLE")
+    assert not styled("FIRSTWORD-MAJORITY=the") and not styled("WORDPOS=NN:<=1.0")
+
+
+def test_training_keeps_a_weight_per_query_style():
+    # Questions want the list marked "section", titles the one marked "main": the shared
+    # weights cannot tell them apart, the style weights can.
+    feats = [{"section": 1.0, "PHRASESHAPE-SINGLE": 1.0}, {"main": 1.0}]
+    pages = [TrainingPage(feats, [1, 1], [True, False], "question") for _ in range(10)]
+    pages += [TrainingPage(feats, [1, 1], [False, True], "title") for _ in range(10)]
+    model = train(pages, passes=5)
+    assert model.weights["QS:question|section"] > 0 > model.weights["QS:title|section"]
+    assert not any(k.startswith("QS:") and "PHRASESHAPE" in k for k in model.weights)
+    question, title = model.for_query("which is it?"), model.for_query("the main one")
+    assert question.log_probs(feats, [1, 1])[0] > question.log_probs(feats, [1, 1])[1]
+    assert title.log_probs(feats, [1, 1])[1] > title.log_probs(feats, [1, 1])[0]
+    assert model.for_style("question") is question  # folded once, kept
+    assert not any(k.startswith("QS:") for k in question.weights)
+    shared = model.weights.get("section", 0.0) + model.weights["QS:question|section"]
+    assert math.isclose(question.weights["section"], shared)
+    # A model trained without styles scores every query with its own weights.
+    plain = train([TrainingPage(feats, [1, 1], [True, False]) for _ in range(5)])
+    assert plain.for_query("who?") is plain and plain.for_style(None) is plain
+
+
+def test_a_weighted_example_moves_the_weights_less():
+    feats = [{"good": 1.0}, {"bad": 1.0}]
+    full = train([TrainingPage(feats, [1, 1], [True, False])], passes=1)
+    light = train([TrainingPage(feats, [1, 1], [True, False], weight=0.3)], passes=1, l2=0.0)
+    # (AdaGrad's first step has the same size whatever the gradient's scale: several
+    # examples show the weight, one against the other)
+    mixed = train([TrainingPage(feats, [1, 1], [True, False], weight=0.3),
+                   TrainingPage(feats, [1, 1], [False, True])], passes=3)  # fmt: skip
+    assert full.weights["good"] > 0 and light.weights["good"] > 0
+    assert mixed.weights["good"] < 0 < mixed.weights["bad"]

@@ -70,3 +70,32 @@ def test_miss_cause_tells_the_causes_apart():
         "normalisation"
     )
     assert miss_cause(ex, [], ["Ann Lee"], "Ann Lee") == "absent"
+
+
+def test_heading_questions_ask_for_the_lists_under_a_heading():
+    import scrapy_boilerplate as sb
+    from harness.entities_data import heading_questions
+    from scrapy_boilerplate.entities.extract import PageCandidates
+
+    html = (
+        "<html><body><h2>Topics of Interest</h2><ul><li>Program analysis</li>"
+        "<li>Type systems</li><li>Compilers</li></ul>"
+        "<h2>Program Chairs</h2><ul><li>Ann Lee</li><li>Bo Chen</li></ul>"
+        "<h2>Sponsors</h2><table><tr><td>Acme</td><td>gold</td></tr>"
+        "<tr><td>Initech</td><td>silver</td></tr></table></body></html>"
+    )
+    pc = PageCandidates(sb.parse(html))
+    pairs = heading_questions(pc.candidates)
+    assert pairs and len(pairs) <= 5
+    by_query = dict(pairs)
+    topics = by_query["what are the topics of interest ?"]
+    marked = [c.entities for c, ok in zip(pc.candidates, topics, strict=True) if ok]
+    assert ["Program analysis", "Type systems", "Compilers"] in marked
+    # (a list's heading is read where its first two items are: every marked list starts
+    # under "Topics of Interest")
+    assert all(e[0] == "Program analysis" for e in marked)
+    sponsors = by_query["what are the sponsors ?"]
+    assert not any(ok for ok, t in zip(sponsors, topics, strict=True) if t)
+    assert heading_questions(pc.candidates) == pairs  # the same pairs from run to run
+    assert len(heading_questions(pc.candidates, k=1)) == 1
+    assert heading_questions([]) == []

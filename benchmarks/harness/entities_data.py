@@ -313,3 +313,44 @@ def miss_cause(
             if e in first and norm[i + 1] in second and any(x in last for x in norm[i + 1 :]):
                 return "subset"
     return "split"
+
+
+# ---------------------------------------------------------------------------------------------
+# Question-list pairs read off a page's own headings
+
+#: Heading questions per page, and their share of the gradient against an annotated
+#: example's (chosen by cross-validation grouped by template and page: docs/entities.md).
+HEADING_QUESTIONS = 5
+HEADING_WEIGHT = 0.3
+
+
+def heading_questions(
+    candidates: Sequence[Any], k: int = HEADING_QUESTIONS
+) -> list[tuple[str, list[bool]]]:
+    """Synthetic training pairs from a page's own headings: for a heading or label of
+    one to six words (the :class:`~scrapy_boilerplate.entities.features.Context` ``near``
+    or ``label`` of some candidates), the question "what are the <heading> ?" with every
+    candidate under that heading or label counted compatible (the marginal likelihood
+    leaves the choice among them to the annotated examples). Headings over more than half
+    of the page's candidates say nothing and are skipped; at most ``k`` a page, the first
+    by CRC-32 of their text (stable from run to run). They teach the model, on pages
+    whose questions were never annotated, that a question names the heading of its list."""
+    from scrapy_boilerplate.entities.features import context_of
+
+    memo: dict[Any, Any] = {}
+    under: dict[str, list[int]] = {}
+    for i, cand in enumerate(candidates):
+        ctx = context_of(cand, memo)
+        for heading in {ctx.near, ctx.label}:
+            if heading and 1 <= len(heading.split()) <= 6:
+                under.setdefault(heading, []).append(i)
+    n = len(candidates)
+    usable = [(h, ix) for h, ix in under.items() if 2 <= len(ix) <= n // 2]
+    usable.sort(key=lambda t: zlib.crc32(t[0].encode("utf-8")))
+    out = []
+    for heading, ix in usable[:k]:
+        ok = [False] * n
+        for i in ix:
+            ok[i] = True
+        out.append((f"what are the {heading.lower().rstrip(':')} ?", ok))
+    return out

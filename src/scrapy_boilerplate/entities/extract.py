@@ -200,7 +200,9 @@ class PageCandidates:
 
     def scores(self, query: str, model: Model) -> list[float]:
         """``θ · φ`` of every candidate for ``query``: the query-independent part once per
-        model, plus the query features' and the query-denotation features' parts."""
+        model, plus the query features' and the query-denotation features' parts. The
+        weights are the model's for the query's style (:meth:`Model.for_query`)."""
+        model = model.for_query(query)
         return [
             base + model.score(feats) + qd
             for base, feats, qd in zip(

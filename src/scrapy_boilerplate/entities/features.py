@@ -664,6 +664,36 @@ def query_features(
         out[f"Q:LASTPOS={q.last_pos}|PHRASEPOS={text.majority_pos}"] = 1.0
 
 
+#: The first words of a query written as a question (:func:`query_style`).
+_QUESTION_WORDS = frozenset(
+    ("what", "who", "whom", "whose", "where", "when", "which", "how", "why", "is", "are",
+     "do", "does", "did", "was", "were", "can")
+)  # fmt: skip
+#: The denotation features (and their conjunctions with the query's category): one
+#: weight whatever the query's style (:func:`styled`).
+_UNSTYLED = ("QD:", "FIRSTWORD", "LASTWORD", "PHRASE", "WORD")
+
+
+def query_style(query: str) -> str:
+    """``question`` for a query written as a question (it starts with a question word or
+    ends with ``?``: "Who are the program co-chairs?"), else ``title`` ("tallest buildings
+    in minneapolis"). A question asks for one section's list, a title for the page's main
+    list: the model keeps a weight per style for the features where that differs
+    (:func:`styled`)."""
+    text = query.strip()
+    first = text.split(maxsplit=1)[0].lower() if text else ""
+    return "question" if first in _QUESTION_WORDS or text.endswith("?") else "title"
+
+
+def styled(name: str) -> bool:
+    """Whether the feature ``name`` has a weight per query style besides its shared one:
+    every feature but the denotation features (what the entities look like does not
+    depend on how the query is written; their conjunctions with the query's category
+    already depend on the query). Chosen by cross-validation grouped by template and
+    page (docs/entities.md)."""
+    return not name.startswith(_UNSTYLED)
+
+
 def best_overlaps(query: Query, texts: Sequence[ListText]) -> dict[str, float]:
     """The highest overlap of each context part with ``query`` among a page's candidates."""
     return {

@@ -5,6 +5,14 @@ denotation share their features, so a candidate (denotation group) of ``m`` pred
 probability ``m · exp(θ · φ) / Z``. Training maximises the regularised log marginal
 probability of the predicates whose list is compatible with the annotation,
 ``Σ log Σ_{z compatible} p(z | x, w) - λ/2 ||θ||²`` (λ = 0.01), with AdaGrad, 5 passes.
+
+Query styles. A query written as a question ("Who are the program co-chairs?") asks for
+one section's list; a query written as a title ("tallest buildings in minneapolis") for a
+page's main list. Besides its shared weight, every feature that is not a denotation
+feature has one weight per style (``QS:question|<name>``, ``QS:title|<name>``): the
+model scores a query with the shared weights plus its style's ("frustratingly easy
+domain adaptation", Daumé III 2007). :meth:`Model.for_style` folds the two into one table
+once, so scoring costs the same as without styles.
 """
 
 from __future__ import annotations
@@ -19,7 +27,10 @@ from operator import mul
 from pathlib import Path
 from typing import Any
 
-from scrapy_boilerplate.entities.features import Features
+from scrapy_boilerplate.entities.features import Features, query_style, styled
+
+#: The prefix of a feature's weight for one query style (:func:`query_style`).
+STYLE_PREFIX = "QS:{}|"
 
 MODEL_FORMAT = 1
 
@@ -27,11 +38,16 @@ MODEL_FORMAT = 1
 @dataclass
 class TrainingPage:
     """One training example, featurised: per candidate its features, its number of
-    predicates, and whether its list is compatible."""
+    predicates, and whether its list is compatible; ``style`` the query's
+    (:func:`~scrapy_boilerplate.entities.features.query_style`; ``None``: shared weights
+    only) and ``weight`` the example's share of the gradient (the question-list pairs
+    read off a page's own headings count less than annotated examples)."""
 
     features: list[Features]
     counts: list[int]
     compatible: list[bool]
+    style: str | None = None
+    weight: float = 1.0
 
 
 @dataclass
@@ -40,6 +56,33 @@ class Model:
 
     weights: dict[str, float] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    _styles: dict[str, Model] = field(default_factory=dict, repr=False, compare=False)
+
+    def for_style(self, style: str | None) -> Model:
+        """The model that scores queries of ``style``: each feature's shared weight plus
+        its weight for the style, in one table (made once per style and kept). A model
+        without style weights (trained without styles) is returned as it is."""
+        if style is None:
+            return self
+        folded = self._styles.get(style)
+        if folded is None:
+            marker = "QS:"
+            if not any(k.startswith(marker) for k in self.weights):
+                folded = self
+            else:
+                prefix = STYLE_PREFIX.format(style)
+                weights = {k: v for k, v in self.weights.items() if not k.startswith(marker)}
+                for k, v in self.weights.items():
+                    if k.startswith(prefix):
+                        name = k[len(prefix) :]
+                        weights[name] = weights.get(name, 0.0) + v
+                folded = Model(weights, self.meta)
+            self._styles[style] = folded
+        return folded
+
+    def for_query(self, query: str) -> Model:
+        """:meth:`for_style` of the query's style."""
+        return self.for_style(query_style(query))
 
     def score(self, feats: Features) -> float:
         """``θ · φ``, summed in the order of ``feats`` (in C: no Python call per feature)."""
@@ -82,6 +125,21 @@ def train(
     w = model.weights
     g2: dict[str, float] = {}
     usable = [p for p in pages if any(p.compatible)]
+    copies: dict[tuple[str, str], str] = {}  # (style, name) -> the name of its style weight
+
+    def with_style(feats: Features, style: str | None) -> Features:
+        """``feats`` and, for a styled page, each styled feature's copy for its style."""
+        if style is None:
+            return feats
+        out = dict(feats)
+        for k, v in feats.items():
+            name = copies.get((style, k))
+            if name is None:
+                name = copies[style, k] = STYLE_PREFIX.format(style) + k if styled(k) else ""
+            if name:
+                out[name] = v
+        return out
+
     order = list(range(len(usable)))
     rng = random.Random(seed)
     n = max(len(usable), 1)
@@ -89,13 +147,14 @@ def train(
         rng.shuffle(order)
         for i in order:
             page = usable[i]
-            logp = model.log_probs(page.features, page.counts)
+            features = [with_style(f, page.style) for f in page.features]
+            logp = model.log_probs(features, page.counts)
             p = [math.exp(x) for x in logp]
             good = [x for x, ok in zip(p, page.compatible, strict=True) if ok]
             mass = sum(good)
             grad: dict[str, float] = {}
-            for feats, prob, ok in zip(page.features, p, page.compatible, strict=True):
-                coef = (prob / mass if ok else 0.0) - prob  # E_q[φ] - E_p[φ]
+            for feats, prob, ok in zip(features, p, page.compatible, strict=True):
+                coef = ((prob / mass if ok else 0.0) - prob) * page.weight  # E_q[φ] - E_p[φ]
                 if abs(coef) < 1e-12:
                     continue
                 for k, v in feats.items():
