@@ -104,3 +104,39 @@ def test_tails_read_what_follows_the_first_comma():
     got = [(t, e) for t, e, _ in _derived(html)]
     assert ("lines-tail", ["Acme University", "IT University"]) in got
     assert ("tail", ["Big Labs", "Small Labs"]) in got
+
+
+def test_a_label_line_is_not_one_of_the_lines():
+    html = (
+        "<html><body><div>"
+        "<p><span><b>PC Members</b><br>Ann Lee (Acme)<br>Bob Ray (Initech)<br>"
+        "Cy Dee (Umbrella)</span></p>"
+        "<ul><li><b>PhD:</b>\n<a href='/a'>Runa Tao</a>,\n  Jo Yao, Xu Li.</li>"
+        "<li><b>BS:</b>\nJustin Wong, River Keefer</li></ul>"
+        "<p><b>Note</b> that<br>this is<br>prose</p>"
+        "</div></body></html>"
+    )
+    got = _derived(html)
+    heads = [e for t, e, x in got if t == "lines-head" and x.endswith("p[1]")]
+    assert heads == [["Ann Lee", "Bob Ray", "Cy Dee"]]
+    assert ("split", ["Runa Tao", "Jo Yao", "Xu Li."]) in [(t, e) for t, e, _ in got]
+    # (a bold word that starts a sentence is no label: "Note that" stays a line)
+    assert ["Note that", "this is", "prose"] in [e for t, e, _ in got if t == "lines"]
+
+
+def test_a_long_list_written_with_br_is_read_but_not_long_prose():
+    names = "".join(f"Member {i:03d}, University {i}<br>" for i in range(120))
+    prose = "<p>" + "A long sentence, with commas, and more words. " * 60 + "</p>"
+    html = f"<html><body><div><h2>PC</h2><p>{names}</p>{prose}</div></body></html>"
+    assert len(names) > 1000
+    got = _derived(html)
+    heads = [e for t, e, x in got if t == "lines-head"]
+    assert [f"Member {i:03d}" for i in range(120)] in heads
+    assert not any(x.endswith("p[2]") for _, _, x in got)  # the prose is not cut up
+
+
+def test_lines_of_bounds_an_element_whose_text_has_no_children():
+    doc = sb.parse("<p>" + "word " * 300 + "</p>")
+    assert lines_of(doc.body.find(".//p")) is None
+    got = lines_of(doc.body.find(".//p"), max_text=2000)
+    assert got is not None and [x.strip() for x in got] == [("word " * 300).strip()]

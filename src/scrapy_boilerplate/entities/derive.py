@@ -11,7 +11,9 @@ much to trust it, from a feature of that name):
   inline (text, links, emphasis, ``<br>``; no block element below it) read as a list:
   its lines (``<br>`` and line breaks of the text), their heads (see ``head``), what
   follows their first comma (see ``tail``), or its lines further cut at list separators
-  (``,``, ``;``, ``|``, bullets, " and ");
+  (``,``, ``;``, ``|``, bullets, " and "); a first line that labels the others (it ends
+  with a colon, or it is an emphasised first child: "<b>PC Members</b><br>...") is not
+  one of them;
 - ``head``: a list of two elements or more (a paper's candidate) with each entity cut to
   its head: a leading number and a title ("Dr.", "Prof.") taken off, then cut at the
   first comma, colon, bracket or dash ("Dr. Ann Lee, MD" -> "Ann Lee");
@@ -24,7 +26,8 @@ much to trust it, from a feature of that name):
   line, or that line's head.
 
 Every derived entity is cleaned the same way (:func:`clean_entity`). The work is bounded:
-elements with more than :data:`MAX_TEXT` characters of text are skipped, and at most
+elements with more than :data:`MAX_TEXT` characters of text are skipped (up to
+:data:`LONG_LINES_TEXT` for a list of short lines written with ``<br>``), and at most
 :data:`MAX_DERIVED` candidates are made per page.
 """
 
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of
@@ -42,6 +46,8 @@ MAX_DERIVED = 3000
 MAX_CHARS = 140
 LONG_TEXT = 2000
 MAX_GROUPS = 500
+LONG_LINES_TEXT = 20000
+MIN_BREAKS = 5
 
 #: Elements that may be inside a ``lines`` / ``split`` element (inline content).
 INLINE = frozenset(
@@ -59,6 +65,7 @@ _NBSP = re.compile(r"&nbsp;?", re.IGNORECASE)  # (an entity left unparsed by the
 _EDGES = re.compile(r"^[\s,;:.\u2013\u2014-]+|[\s,;:\u2013\u2014-]+$")
 
 
+@lru_cache(maxsize=65536)  # (a page's lists share their strings)
 def clean_entity(text: str, label: bool = True) -> str:
     """``text`` without a leading number or bullet, a leading title ("Dr.", "Prof.") and,
     when ``label``, a short leading label ("Students: Ann Lee" -> "Ann Lee"), whitespace
@@ -73,6 +80,7 @@ def clean_entity(text: str, label: bool = True) -> str:
     return _EDGES.sub("", text)
 
 
+@lru_cache(maxsize=65536)  # (a page's lists share their strings)
 def head_of(text: str) -> str:
     """The head of an entity: :func:`clean_entity` (no label taken off), then cut at the
     first comma, colon, bracket or spaced dash ("Dr. Ann Lee, MD" -> "Ann Lee"; "Ann Lee:
@@ -84,6 +92,7 @@ def head_of(text: str) -> str:
     return _EDGES.sub("", text)
 
 
+@lru_cache(maxsize=65536)  # (a page's lists share their strings)
 def tail_of(text: str) -> str:
     """What follows the first comma of an entity, :func:`clean_entity` (a name's
     affiliation: "Ann Lee, Acme University" -> "Acme University"); ``""`` without one."""
@@ -106,6 +115,8 @@ def lines_of(el: Any, max_text: int = MAX_TEXT) -> list[str] | None:
             if text:
                 lines[-1].append(text)
                 size += len(text)
+                if size > max_text:
+                    return None
             for child in reversed(node):
                 stack.append((child, True))
                 stack.append((child, False))
@@ -119,6 +130,47 @@ def lines_of(el: Any, max_text: int = MAX_TEXT) -> list[str] | None:
     for parts in lines:
         out.extend(line for line in "".join(parts).split("\n") if line.strip())
     return out
+
+
+def _list_lines(el: Any) -> list[str] | None:
+    """:func:`lines_of` ``el``, up to :data:`MAX_TEXT` characters; past that, up to
+    :data:`LONG_LINES_TEXT`, only for a list written with ``<br>`` (at least
+    :data:`MIN_BREAKS` of them, lines of :data:`MAX_CHARS` characters at most on average:
+    a committee of a hundred names in one paragraph), not prose."""
+    lines = lines_of(el)
+    if lines is not None:
+        return lines
+    breaks = sum(1 for _ in el.iter("br"))
+    if breaks < MIN_BREAKS:
+        return None
+    lines = lines_of(el, LONG_LINES_TEXT)
+    if not lines or sum(map(len, lines)) > MAX_CHARS * len(lines):
+        return None
+    return lines
+
+
+_EMPHASIS = frozenset(("b", "strong", "em", "u", "i"))
+_WRAPPERS = frozenset(("span", "font", "small"))
+
+
+def _label_line(el: Any, line: str) -> bool:
+    """Whether ``line``, the first line of ``el``, labels the lines below it rather than
+    being one of them: it ends with a colon ("Current Students:"), or it is all the text
+    of an emphasised first child, maybe inside a wrapper such as ``<span>`` ("<b>PC
+    Members</b><br>Ann Lee<br>...")."""
+    text = line.strip()
+    if text.endswith(":"):
+        return True
+    node = el
+    for _ in range(4):  # (through wrappers: <p><span><b>PC Members</b><br>...)
+        if (node.text or "").strip() or not len(node) or not isinstance(node[0].tag, str):
+            return False
+        node = node[0]
+        if tag_of(node) in _EMPHASIS:
+            return " ".join(" ".join(node.itertext()).split()) == " ".join(text.split())
+        if tag_of(node) not in _WRAPPERS:
+            return False
+    return False
 
 
 def _wordy(text: str) -> bool:
@@ -257,9 +309,11 @@ def derive(
         if not inline[i] or page.tags[i] in INLINE:
             continue
         el = page.elements[i]
-        lines = lines_of(el)
+        lines = _list_lines(el)
         if not lines:
             continue
+        if len(lines) > 2 and _label_line(el, lines[0]):
+            lines = lines[1:]
         cleaned = [x for x in map(clean_entity, lines) if _wordy(x)]
         pattern = [_own_pattern(page, i, start, memo)]
         parts = [clean_entity(p, label=j == 0) for line in lines
