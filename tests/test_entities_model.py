@@ -339,3 +339,30 @@ def test_a_weighted_example_moves_the_weights_less():
                    TrainingPage(feats, [1, 1], [False, True])], passes=3)  # fmt: skip
     assert full.weights["good"] > 0 and light.weights["good"] > 0
     assert mixed.weights["good"] < 0 < mixed.weights["bad"]
+
+
+def test_a_model_saved_gzip_compressed_loads_the_same_and_is_reproducible(tmp_path):
+    model = Model({"good": 0.5, "QS:title|good": -0.25}, {"k": 8})
+    plain, packed, again = tmp_path / "m.json", tmp_path / "m.json.gz", tmp_path / "n.json.gz"
+    model.save(plain)
+    model.save(packed)
+    model.save(again)
+    assert packed.read_bytes()[:2] == b"\x1f\x8b" and packed.read_bytes() == again.read_bytes()
+    for path in (plain, packed):
+        loaded = Model.load(path)
+        assert loaded.weights == model.weights and loaded.meta == model.meta
+    (tmp_path / "m.gz.json").write_bytes(packed.read_bytes())  # (read by content, not name)
+    assert Model.load(tmp_path / "m.gz.json").weights == model.weights
+    for bad in (packed.read_bytes()[:30], b"\x1f\x8b garbage", b"\xff\xfe", b"null", b"[1]"):
+        (tmp_path / "bad").write_bytes(bad)
+        with pytest.raises(ValueError, match="bad"):
+            Model.load(tmp_path / "bad")
+
+
+def test_the_shipped_model_is_packed_and_loads():
+    from scrapy_boilerplate.entities.extract import DEFAULT_MODEL, load_model
+
+    assert DEFAULT_MODEL.name == "entities.json.gz" and DEFAULT_MODEL.is_file()
+    model = load_model()
+    assert any(k.startswith("QS:question|") for k in model.weights)
+    assert model.meta["split"] == "template"

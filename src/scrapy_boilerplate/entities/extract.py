@@ -1,7 +1,7 @@
 """``extract_entities(html, query)``: the entity lists of a page that answer a query, ranked.
 
 Generation (:mod:`.predicates`), features (:mod:`.features`) and the log-linear model
-(:mod:`.model`, weights shipped in ``entities/model/entities.json``) together; the result is
+(:mod:`.model`, weights shipped in ``entities/model/entities.json.gz``) together; the result is
 plain JSON.
 """
 
@@ -38,7 +38,7 @@ from scrapy_boilerplate.entities.model import Model, normalise
 from scrapy_boilerplate.entities.predicates import Candidate, generate
 
 MODEL_DIR = Path(__file__).parent / "model"
-DEFAULT_MODEL = MODEL_DIR / "entities.json"
+DEFAULT_MODEL = MODEL_DIR / "entities.json.gz"
 
 
 @dataclass

@@ -17,6 +17,7 @@ once, so scoring costs the same as without styles.
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import random
@@ -92,12 +93,28 @@ class Model:
         return normalise([self.score(f) for f in features], counts)
 
     def save(self, path: str | Path) -> None:
+        """Write the model as JSON; gzip-compressed when ``path`` ends with ``.gz`` (the
+        shipped model: the same weights in a fifth of the space), byte for byte the same
+        file for the same model (no time stamp in the gzip header)."""
         data = {"format": MODEL_FORMAT, "meta": self.meta, "weights": self.weights}
-        Path(path).write_text(json.dumps(data, indent=0, sort_keys=True), encoding="utf-8")
+        raw = json.dumps(data, indent=0, sort_keys=True).encode("utf-8")
+        if str(path).endswith(".gz"):
+            raw = gzip.compress(raw, compresslevel=9, mtime=0)
+        Path(path).write_bytes(raw)
 
     @classmethod
     def load(cls, path: str | Path) -> Model:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        """Read a model :meth:`save` wrote (JSON, or gzip-compressed JSON whatever the file's
+        name); a file that is neither raises ``ValueError`` naming it."""
+        raw = Path(path).read_bytes()
+        try:
+            if raw[:2] == b"\x1f\x8b":  # gzip's magic number
+                raw = gzip.decompress(raw)
+            data = json.loads(raw.decode("utf-8"))
+        except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path}: not an entity model ({exc})") from exc
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: not an entity model of format {MODEL_FORMAT}")
         if data.get("format") != MODEL_FORMAT:
             raise ValueError(f"{path}: not an entity model of format {MODEL_FORMAT}")
         return cls({k: float(v) for k, v in data["weights"].items()}, data.get("meta", {}))
