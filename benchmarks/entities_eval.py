@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             for ex in examples:
                 page = training_page(ex)
                 training.append(page)
-                if name in HEADING_SETS and "headings" not in args.without and ex.page not in seen:
+                if with_headings(name, args) and ex.page not in seen:
                     seen.add(ex.page)
                     more = heading_pages(ex)
                     training.extend(more)
@@ -281,6 +281,11 @@ def main(argv: list[str] | None = None) -> int:
         model.save(DEFAULT_MODEL)
         print(f"saved {DEFAULT_MODEL}")
     return 0
+
+
+def with_headings(name: str, args: Any) -> bool:
+    """Whether set ``name``'s training pages give heading questions in this run."""
+    return name in HEADING_SETS and "headings" not in args.without
 
 
 def heading_training(pc: PageCandidates, styles: bool = True) -> list[TrainingPage]:
@@ -438,7 +443,7 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
         if ex.page not in current:
             current = {ex.page: PageCandidates(sb.parse(ex.html()), k=args.k,
                                                derived="derived" not in args.without)}  # fmt: skip
-            if name in HEADING_SETS and "headings" not in args.without:
+            if with_headings(name, args):
                 for page in heading_training(current[ex.page], styles):
                     rows.append(("", [], page))  # (training only, on its page's folds)
                     folds.append((-1, fold[1]))

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of
+from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of, text_of
 from scrapy_boilerplate.entities.predicates import ANY, Candidate, path_of
 
 MAX_TEXT = 1000
@@ -167,7 +167,7 @@ def _label_line(el: Any, line: str) -> bool:
             return False
         node = node[0]
         if tag_of(node) in _EMPHASIS:
-            return " ".join(" ".join(node.itertext()).split()) == " ".join(text.split())
+            return text_of(node) == " ".join(text.split())
         if tag_of(node) not in _WRAPPERS:
             return False
     return False

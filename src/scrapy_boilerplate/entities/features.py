@@ -32,7 +32,7 @@ from operator import itemgetter
 from typing import Any
 
 from scrapy_boilerplate.core.deadline import check
-from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of
+from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of, text_of
 from scrapy_boilerplate.entities.predicates import Candidate
 
 Features = dict[str, float]
@@ -466,7 +466,7 @@ def _header_cells(row: Any) -> tuple[list[int], list[int], list[str]]:
         span = _span(c)
         starts.append(col)
         ends.append(col + span)
-        texts.append(_text(c))
+        texts.append(text_of(c))
         col += span
     return starts, ends, texts
 
@@ -488,15 +488,11 @@ def header_names(cand: Candidate, page: PageIndex | None = None) -> tuple[str, .
     return tuple(sorted(f"HDR-WORD={w}" for w in _stems(text)))
 
 
-def _text(el: Any) -> str:
-    return " ".join(" ".join(el.itertext()).split())
-
-
 def _context_of(first: Any, lca: Any) -> Context:
     table: list[str] = []
     if lca is not None:
         for h in lca.iter("th", "caption"):
-            table.append(_text(h))
+            table.append(text_of(h))
             if sum(map(len, table)) > 300:
                 break
     heads: list[str] = []
@@ -509,15 +505,15 @@ def _context_of(first: Any, lca: Any) -> Context:
             if not isinstance(sib.tag, str):
                 continue
             if label is None:
-                text = _text(sib)
+                text = text_of(sib)
                 if text:
                     label = text if len(text) < 100 else ""
             if tag_of(sib) in _HEADINGS:
-                heads.append(_text(sib))
+                heads.append(text_of(sib))
                 break
             found = list(sib.iter("h1", "h2", "h3", "h4", "h5", "h6"))
             if found:
-                heads.append(_text(found[-1]))
+                heads.append(text_of(found[-1]))
                 break
             if steps > 20:
                 break

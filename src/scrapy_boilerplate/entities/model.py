@@ -30,8 +30,10 @@ from typing import Any
 
 from scrapy_boilerplate.entities.features import Features, query_style, styled
 
-#: The prefix of a feature's weight for one query style (:func:`query_style`).
-STYLE_PREFIX = "QS:{}|"
+#: What every style weight's name starts with, and the prefix of a feature's weight for
+#: one query style (:func:`query_style`).
+STYLE_MARKER = "QS:"
+STYLE_PREFIX = STYLE_MARKER + "{}|"
 
 MODEL_FORMAT = 1
 
@@ -67,12 +69,11 @@ class Model:
             return self
         folded = self._styles.get(style)
         if folded is None:
-            marker = "QS:"
-            if not any(k.startswith(marker) for k in self.weights):
+            if not any(k.startswith(STYLE_MARKER) for k in self.weights):
                 folded = self
             else:
                 prefix = STYLE_PREFIX.format(style)
-                weights = {k: v for k, v in self.weights.items() if not k.startswith(marker)}
+                weights = {k: v for k, v in self.weights.items() if not k.startswith(STYLE_MARKER)}
                 for k, v in self.weights.items():
                     if k.startswith(prefix):
                         name = k[len(prefix) :]

@@ -26,6 +26,11 @@ def tag_of(el: Any) -> str:
     return (_NAMES.get(tag) or _name(tag)) if isinstance(tag, str) else "#"
 
 
+def text_of(el: Any) -> str:
+    """All the text below ``el``, whitespace collapsed to single spaces."""
+    return " ".join(" ".join(el.itertext()).split())
+
+
 class PageIndex:
     """Every element of a page numbered in document order, with what the predicates and the
     structural features read: tag, id, class, children, siblings, index, parent, rank
