@@ -116,7 +116,7 @@ def test_twins_are_declared() -> None:
     assert features._element_masks_of.compiled is _speedups.element_masks
     assert pagetype._markup_counts.compiled is _speedups.markup_counts
     assert features._text_counts.compiled is _speedups.text_counts
-    assert features._stopword_counts.compiled is _speedups.stopword_counts
+    assert features._word_counts.compiled is _speedups.word_counts
     assert containers.container_features.compiled is _speedups.container_features
 
 
@@ -727,15 +727,80 @@ def test_text_counts_match_python_on_edges() -> None:
 
 @needs_build
 @pytest.mark.parametrize(("name", "doc"), DOCUMENTS, ids=IDS)
-def test_text_and_stopword_counts_match_python(name: str, doc: Any) -> None:
+def test_text_and_word_counts_match_python(name: str, doc: Any) -> None:
     texts = [b.text for b in doc.section_blocks()]
     _assert_same_arrays(*_text_counts_both(texts))
-    words = [t.lower().split() for t in texts]
+    lowers = [t.lower() for t in texts]
+    title = features._title_words(doc)
     for stoplist in (languages.stoplist("English"), languages.stoplist("German"), frozenset()):
-        fn = features._stopword_counts
-        got = fn.compiled(words, stoplist)  # type: ignore[misc]
-        expected = fn.python(words, stoplist)
-        assert got.dtype == expected.dtype == np.float64 and np.array_equal(got, expected)
+        for words in (title, frozenset()):
+            _assert_same_arrays(*_word_counts_both(lowers, stoplist, words))
+
+
+def _word_counts_both(
+    lowers: list[str], stoplist: frozenset[str], title: frozenset[str]
+) -> tuple[Any, Any]:
+    fn = features._word_counts
+    args = (lowers, stoplist, title, features._COPYRIGHT)
+    return fn.compiled(*args), fn.python(*args)  # type: ignore[misc]
+
+
+#: Lower-cased texts at the edges of the word counts: white space of every kind between
+#: words, the same words spaced differently (duplicates) or run together (not), words
+#: repeated (distinct words in the title share), 29 and 30 words, astral code points,
+#: the copyright marks.
+WORD_EDGES = [
+    "",
+    " ",
+    "the cat",
+    "the  cat",
+    "\u3000the\tcat\n",
+    "thecat",
+    "cat the",
+    "the the the cat",
+    "the\x1cof\x85and\u00a0or\u2028in\u200bto",
+    " ".join(["the"] * 29),
+    " ".join(["cat"] * 29) + " x",
+    " ".join(f"w{i}" for i in range(30)),
+    "\U0001f600 the \U0001f600",
+    "\u00e9t\u00e9 der und die",
+    "(c) \u00a9 2024",
+    "all rights reserved.",
+    "&copy; copyright",
+    "news weather",
+]
+WORD_TITLE = frozenset({"the", "cat", "news", "\U0001f600", "w3", "der", "x"})
+
+
+@needs_build
+def test_word_counts_match_python_on_edges() -> None:
+    for stoplist in (languages.stoplist("English"), languages.stoplist("German"), frozenset()):
+        for title in (WORD_TITLE, frozenset()):
+            _assert_same_arrays(*_word_counts_both(WORD_EDGES, stoplist, title))
+            for text in WORD_EDGES:
+                _assert_same_arrays(*_word_counts_both([text], stoplist, title))
+    _assert_same_arrays(*_word_counts_both([], frozenset(), WORD_TITLE))
+
+
+def test_word_counts_of_the_edges() -> None:
+    """The reference itself, on texts whose counts are known."""
+    english = languages.stoplist("English")
+    words, stop, in_title, duplicate, marked = features._word_counts.python(
+        WORD_EDGES, english, WORD_TITLE, features._COPYRIGHT
+    )
+    at = WORD_EDGES.index
+    assert words[at("the  cat")] == 2 and stop[at("the  cat")] == 1
+    # the same words, however spaced, repeat each other; run together they do not
+    assert duplicate[at("the cat")] == duplicate[at("the  cat")] == 1
+    assert duplicate[at("\u3000the\tcat\n")] == 1 and duplicate[at("thecat")] == 0
+    assert duplicate[at("cat the")] == 0
+    assert in_title[at("the the the cat")] == 1.0  # two distinct words, both in the title
+    assert in_title[at(" ".join(["the"] * 29))] == 1.0
+    assert in_title[at(" ".join(["cat"] * 29) + " x")] == 0.0  # 30 words: too long
+    assert in_title[at("\u00e9t\u00e9 der und die")] == 0.25
+    assert words[at("the\x1cof\x85and\u00a0or\u2028in\u200bto")] == 5  # U+200B is no space
+    assert marked.tolist() == [float(any(m in t for m in features._COPYRIGHT)) for t in WORD_EDGES]
+    assert marked[at("(c) \u00a9 2024")] == marked[at("all rights reserved.")] == 1
 
 
 _TEXT_PIECES = st.sampled_from(
@@ -749,3 +814,13 @@ _TEXT_PIECES = st.sampled_from(
 @given(st.lists(st.lists(_TEXT_PIECES, max_size=12).map("".join), max_size=8))
 def test_text_counts_match_python_on_any_texts(texts: list[str]) -> None:
     _assert_same_arrays(*_text_counts_both(texts))
+
+
+@needs_build
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_TEXT_PIECES, max_size=12).map("".join), max_size=8))
+def test_word_counts_match_python_on_any_texts(texts: list[str]) -> None:
+    lowers = [t.lower() for t in texts]
+    title = frozenset(w for t in lowers[:2] for w in t.split())
+    for stoplist in (frozenset({"a", ".", "\u00e9"}), frozenset()):
+        _assert_same_arrays(*_word_counts_both(lowers, stoplist, title))

@@ -19,8 +19,10 @@ the fallback (it declares its twin with ``core.compiled.twin``);
   in one pass over its code points (white space and word characters as Python's
   ``Py_UNICODE_ISSPACE`` and ``Py_UNICODE_ISALNUM`` say, which ``str.rstrip`` and ``re``
   use) instead of an array of every code point, a regular expression and a copy;
-- :func:`stopword_counts` is ``features._stopword_counts``: each block's words found in
-  the stoplist, without a Python call per word.
+- :func:`word_counts` is ``features._word_counts``: each block's words, those in the
+  stoplist, the share of them in the title, whether another block has the same words and
+  whether it holds a copyright mark, in one pass over each lower-cased text, its words
+  looked up by their hashes and code points instead of a string made for each;
 - :func:`container_features` is ``containers.container_features``: Readability's
   content score per container, with the same chains, the same sums in the same order and
   the same choices, in loops instead of a dozen array operations, and the scored
@@ -350,24 +352,197 @@ def text_counts(list texts, bytes table, str ends, str closers):
     return tuple(out)
 
 
-def stopword_counts(list words_of, frozenset stoplist):
-    """``features._stopword_counts``: per list of words, how many are in ``stoplist``."""
+#: FNV-1a over code points: a word's hash, the same for a word of a text and of a set
+cdef unsigned long long _FNV_OFFSET = 14695981039346656037ULL
+cdef unsigned long long _FNV_PRIME = 1099511628211ULL
+
+
+cdef inline unsigned long long _word_hash(int kind, void* data, Py_ssize_t start,
+                                          Py_ssize_t end) noexcept:
+    cdef unsigned long long h = _FNV_OFFSET
+    cdef Py_ssize_t i
+    for i in range(start, end):
+        h = (h ^ <unsigned long long>PyUnicode_READ(kind, data, i)) * _FNV_PRIME
+    return h
+
+
+cdef inline bint _same_chars(int kind, void* data, Py_ssize_t start, Py_ssize_t end,
+                             str other) noexcept:
+    cdef Py_ssize_t n = end - start, i
+    if PyUnicode_GET_LENGTH(other) != n:
+        return False
+    cdef int okind = PyUnicode_KIND(other)
+    cdef void* odata = PyUnicode_DATA(other)
+    for i in range(n):
+        if PyUnicode_READ(kind, data, start + i) != PyUnicode_READ(okind, odata, i):
+            return False
+    return True
+
+
+cdef class _WordSet:
+    """A set of words (``str``) looked up by a slice of a text, without making the slice
+    a string: open addressing on :func:`_word_hash`, every hit checked code point by code
+    point."""
+
+    cdef object source  # the set it was built from
+    cdef list words
+    cdef array.array hashes  # per slot: the word's hash
+    cdef array.array slots  # per slot: the word's index in ``words``, -1: empty
+    cdef Py_ssize_t mask
+
+    def __cinit__(self, source):
+        self.source = source
+        self.words = [w for w in source if isinstance(w, str)]
+        cdef Py_ssize_t size = 8, slot
+        while size < 2 * len(self.words):
+            size *= 2
+        self.mask = size - 1
+        self.hashes = array.array("Q", [0] * size)
+        self.slots = array.array("q", [-1] * size)
+        cdef unsigned long long h
+        cdef str word
+        cdef Py_ssize_t k
+        for k in range(len(self.words)):
+            word = <str>self.words[k]
+            h = _word_hash(PyUnicode_KIND(word), PyUnicode_DATA(word), 0,
+                           PyUnicode_GET_LENGTH(word))
+            slot = <Py_ssize_t>(h & <unsigned long long>self.mask)
+            while self.slots.data.as_longlongs[slot] >= 0:
+                slot = (slot + 1) & self.mask
+            self.slots.data.as_longlongs[slot] = k
+            self.hashes.data.as_ulonglongs[slot] = h
+
+    cdef bint contains(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end,
+                       unsigned long long h):
+        cdef Py_ssize_t slot = <Py_ssize_t>(h & <unsigned long long>self.mask)
+        cdef long long k
+        cdef long long* slots = self.slots.data.as_longlongs
+        cdef unsigned long long* hashes = self.hashes.data.as_ulonglongs
+        while True:
+            k = slots[slot]
+            if k < 0:
+                return False
+            if hashes[slot] == h and _same_chars(kind, data, start, end,
+                                                 <str>self.words[k]):
+                return True
+            slot = (slot + 1) & self.mask
+
+
+#: the stoplists' sets, by the stoplist object (each kept, so its id stays its own)
+cdef dict _word_sets = {}
+
+
+cdef _WordSet _word_set_of(object words):
+    cdef _WordSet found = _word_sets.get(id(words))
+    if found is None or found.source is not words:
+        if len(_word_sets) >= 64:
+            _word_sets.clear()
+        found = _WordSet(words)
+        _word_sets[id(words)] = found
+    return found
+
+
+cdef enum:
+    _TITLE_WORDS = 30  # a block of fewer words gets the share of them in the title
+
+
+def word_counts(list lowers, frozenset stoplist, frozenset title, tuple substrings):
+    """``features._word_counts``: per lower-cased text, its words (split at white space as
+    ``str.split`` splits), those in ``stoplist``, the share of its distinct words in
+    ``title`` (texts of 1 to 29 words that share one), whether another text has the same
+    words, and whether it holds one of ``substrings``: five float64 arrays, each word
+    looked up by its hash and its code points, without a string made for it. Texts whose
+    words hash alike are compared as the Python function compares them (their words
+    joined), so a collision never makes a duplicate."""
     import numpy as np
 
-    cdef Py_ssize_t n = len(words_of)
-    out = np.zeros(n, dtype=np.float64)
-    cdef double[::1] o = out
-    cdef Py_ssize_t b
-    cdef long hits
-    cdef list words
+    cdef Py_ssize_t n = len(lowers)
+    out = np.zeros((5, n), dtype=np.float64)
+    cdef double[:, ::1] o = out
+    cdef _WordSet stop_set = _word_set_of(stoplist)
+    cdef _WordSet title_set = _WordSet(title) if title else None
+    cdef Py_ssize_t b, i, s, length, words, hits, k, j, distinct, shared
+    cdef Py_ssize_t starts[_TITLE_WORDS]
+    cdef Py_ssize_t ends[_TITLE_WORDS]
+    cdef unsigned long long hashes[_TITLE_WORDS]
+    cdef unsigned long long h, key
+    cdef int kind
+    cdef void* data
+    cdef Py_UCS4 ch
+    cdef str text
+    cdef bint seen
+    cdef dict keys = {}
+    cdef list key_of = [None] * n
     for b in range(n):
-        words = <list>words_of[b]
-        hits = 0
-        for word in words:
-            if word in stoplist:
+        text = <str>lowers[b]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        length = PyUnicode_GET_LENGTH(text)
+        words = hits = 0
+        key = _FNV_OFFSET
+        i = 0
+        while True:
+            while i < length and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+                i += 1
+            if i >= length:
+                break
+            s = i
+            h = _FNV_OFFSET
+            while i < length:
+                ch = PyUnicode_READ(kind, data, i)
+                if Py_UNICODE_ISSPACE(ch):
+                    break
+                h = (h ^ <unsigned long long>ch) * _FNV_PRIME
+                i += 1
+            if stop_set.contains(kind, data, s, i, h):
                 hits += 1
-        o[b] = hits
-    return out
+            if words < _TITLE_WORDS:
+                starts[words] = s
+                ends[words] = i
+                hashes[words] = h
+            words += 1
+            key = (key ^ h) * _FNV_PRIME
+        o[0, b] = words
+        o[1, b] = hits
+        if title_set is not None and 0 < words < _TITLE_WORDS:
+            distinct = shared = 0
+            for k in range(words):
+                seen = False
+                for j in range(k):
+                    if hashes[j] == hashes[k] and ends[j] - starts[j] == ends[k] - starts[k]:
+                        seen = True
+                        for i in range(ends[k] - starts[k]):
+                            if (PyUnicode_READ(kind, data, starts[j] + i)
+                                    != PyUnicode_READ(kind, data, starts[k] + i)):
+                                seen = False
+                                break
+                        if seen:
+                            break
+                if seen:
+                    continue
+                distinct += 1
+                if title_set.contains(kind, data, starts[k], ends[k], hashes[k]):
+                    shared += 1
+            if shared:
+                o[2, b] = <double>shared / <double>distinct
+        key = (key ^ <unsigned long long>words) * _FNV_PRIME
+        key_of[b] = key
+        keys[key] = keys.get(key, 0) + 1
+        for sub in substrings:
+            if sub in text:
+                o[4, b] = 1.0
+                break
+    cdef dict joined = {}
+    cdef list same = []
+    for b in range(n):
+        if keys[key_of[b]] > 1:  # a hash shared: compare the words themselves
+            words_key = " ".join((<str>lowers[b]).split())
+            joined[words_key] = joined.get(words_key, 0) + 1
+            same.append((b, words_key))
+    for b, words_key in same:
+        if joined[words_key] > 1:
+            o[3, b] = 1.0
+    return tuple(out)
 
 
 cdef inline str _parent_key(str xpath):

@@ -378,11 +378,32 @@ def _text_counts(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:
     return digits, punctuation, separators, capitals, letters, sentences, ends
 
 
-@_compiled.twin("stopword_counts", module=COMPILED)
-def _stopword_counts(words_of: list[list[str]], stoplist: frozenset[str]) -> np.ndarray:
-    """Per block, how many of its words (``words_of``) are in ``stoplist``, as float64;
-    compiled where ``_speedups`` is built."""
-    return np.array([sum(map(stoplist.__contains__, w)) for w in words_of], dtype=np.float64)
+@_compiled.twin("word_counts", module=COMPILED)
+def _word_counts(
+    lowers: list[str], stoplist: frozenset[str], title: frozenset[str], substrings: tuple[str, ...]
+) -> tuple[np.ndarray, ...]:
+    """Per lower-cased block text, as float64: its words (``str.split``), those in
+    ``stoplist``, the share of its distinct words in ``title`` (blocks of 1 to 29 words
+    that share one with it, else 0), whether another block has the same words, and
+    whether it holds one of ``substrings``; compiled where ``_speedups`` is built (one
+    pass over each text, no string made per word)."""
+    words_of = [t.split() for t in lowers]
+    n_words = np.array([len(w) for w in words_of], dtype=np.float64)
+    stop = np.array([sum(map(stoplist.__contains__, w)) for w in words_of], dtype=np.float64)
+    in_title = np.zeros(len(lowers), dtype=np.float64)
+    if title:
+        # the share of a short block's distinct words in the title (no set made for the
+        # blocks that share none, most of them)
+        disjoint = title.isdisjoint
+        in_title[:] = [
+            len(title.intersection(w)) / len(set(w)) if 0 < len(w) < 30 and not disjoint(w) else 0.0
+            for w in words_of
+        ]
+    keys = [" ".join(w) for w in words_of]
+    counts = Counter(keys)
+    duplicate = np.array([counts[k] > 1 for k in keys], dtype=np.float64)
+    holds = blocks_containing(substrings, lowers).astype(np.float64)
+    return n_words, stop, in_title, duplicate, holds
 
 
 def blocks_containing(substrings: tuple[str, ...], texts: list[str]) -> np.ndarray:
@@ -549,9 +570,9 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     texts = [b.text for b in blocks]
     chars = np.array([len(t) for t in texts], dtype=np.float64)
     lowers = [t.lower() for t in texts]
-    words_of = [t.split() for t in lowers]
-    n_words = np.array([len(w) for w in words_of], dtype=np.float64)
-    stop = _stopword_counts(words_of, stoplist)
+    n_words, stop, in_title, duplicate, copyright = _word_counts(
+        lowers, stoplist, _title_words(doc), _COPYRIGHT
+    )
     links = np.array([b.link_chars for b in blocks], dtype=np.float64)
     link_density = np.minimum(1.0, links / np.maximum(chars, 1.0))
     safe_words = np.maximum(n_words, 1.0)
@@ -578,7 +599,7 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["capital_ratio"]] = capitals / safe_words
     x[:, col["ends_sentence"]] = ends
     x[:, col["sentences"]] = np.log1p(sentences)
-    x[:, col["copyright"]] = blocks_containing(_COPYRIGHT, lowers)
+    x[:, col["copyright"]] = copyright
     x[:, col["separators"]] = separators / safe_words
     x[:, col["markup_per_word"]] = [b.tags_count for b in blocks] / safe_words
 
@@ -648,18 +669,8 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["page_log_chars"]] = math.log1p(total)
     x[:, col["page_good_share"]] = float((chars * good).sum()) / total
     x[:, col["page_link_density"]] = float(links.sum()) / total
-    title = _title_words(doc)
-    if title:
-        # the share of a short block's distinct words in the title (no set made for the
-        # blocks that share none, most of them)
-        disjoint = title.isdisjoint
-        x[:, col["in_title"]] = [
-            len(title.intersection(w)) / len(set(w)) if 0 < len(w) < 30 and not disjoint(w) else 0.0
-            for w in words_of
-        ]
-    keys = [" ".join(w) for w in words_of]
-    counts = Counter(keys)
-    x[:, col["duplicate"]] = [counts[k] > 1 for k in keys]
+    x[:, col["in_title"]] = in_title
+    x[:, col["duplicate"]] = duplicate
     first_rd = col[containers.NAMES[0]]
     x[:, first_rd : first_rd + len(containers.NAMES)] = containers.container_features(
         blocks, texts, chars, links
