@@ -35,7 +35,9 @@ are at hand; without it ``auto`` runs on the Python functions, slower and otherw
 same.
 """
 
+cimport cython
 from cpython cimport array
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.unicode cimport (
     Py_UNICODE_ISALNUM,
     Py_UNICODE_ISSPACE,
@@ -44,6 +46,8 @@ from cpython.unicode cimport (
     PyUnicode_KIND,
     PyUnicode_READ,
 )
+from libc.float cimport FLT_MAX
+from libc.math cimport expf, fabsf, isnan
 from libc.string cimport strcmp
 
 from lxml.includes cimport tree
@@ -770,3 +774,288 @@ def container_features(
         o[i, c_parent] = <float>((final[lv] if lv >= 0 and scored[lv] else 0.0) / top_score)
         o[i, c_share] = <float>(top_chars / total)
     return out
+
+
+# -- the models' trees: read from the ONNX file, evaluated as onnxruntime evaluates them ------
+
+
+cdef Py_ssize_t _varint(const unsigned char* p, Py_ssize_t end, Py_ssize_t pos,
+                        unsigned long long* value) except -1:
+    """Read a protobuf varint at ``pos``; the position after it (ValueError past ``end``)."""
+    cdef unsigned long long v = 0
+    cdef int shift = 0
+    while True:
+        if pos >= end or shift > 63:
+            raise ValueError("truncated or malformed varint")
+        v |= (<unsigned long long>(p[pos] & 0x7F)) << shift
+        shift += 7
+        pos += 1
+        if not (p[pos - 1] & 0x80):
+            value[0] = v
+            return pos
+
+
+cdef list _fields(bytes data):
+    """The fields of one protobuf message: ``(number, wire type, value)``, the value an
+    int for varints and fixed-size fields (their raw bits), bytes for length-delimited."""
+    cdef const unsigned char* p = data
+    cdef Py_ssize_t end = len(data), pos = 0
+    cdef unsigned long long key, value, size
+    cdef list out = []
+    cdef int wire
+    while pos < end:
+        pos = _varint(p, end, pos, &key)
+        wire = key & 7
+        if wire == 0:
+            pos = _varint(p, end, pos, &value)
+            out.append((key >> 3, 0, value))
+        elif wire == 1:
+            if pos + 8 > end:
+                raise ValueError("truncated fixed64 field")
+            out.append((key >> 3, 1, data[pos:pos + 8]))
+            pos += 8
+        elif wire == 2:
+            pos = _varint(p, end, pos, &size)
+            if size > <unsigned long long>(end - pos):
+                raise ValueError("truncated length-delimited field")
+            out.append((key >> 3, 2, data[pos:pos + size]))
+            pos += size
+        elif wire == 5:
+            if pos + 4 > end:
+                raise ValueError("truncated fixed32 field")
+            out.append((key >> 3, 5, data[pos:pos + 4]))
+            pos += 4
+        else:
+            raise ValueError(f"unsupported protobuf wire type {wire}")
+    return out
+
+
+cdef long long _signed(unsigned long long v):
+    return <long long>v  # int64 fields are two's complement varints
+
+
+cdef object _attribute(bytes data):
+    """One ``AttributeProto``: ``(name, value)``, the value an int, a float, bytes, or a
+    list (ints, floats or bytes: repeated fields, packed or not)."""
+    import struct
+
+    name = None
+    single = None
+    cdef list ints = [], floats = [], strings = []
+    cdef const unsigned char* p
+    cdef Py_ssize_t pos, end
+    cdef unsigned long long v
+    for number, wire, value in _fields(data):
+        if number == 1 and wire == 2:
+            name = value.decode("utf-8")
+        elif number == 2 and wire == 5:
+            single = struct.unpack("<f", value)[0]
+        elif number == 3 and wire == 0:
+            single = _signed(value)
+        elif number == 4 and wire == 2:
+            single = value
+        elif number == 7 and wire == 5:
+            floats.append(struct.unpack("<f", value)[0])
+        elif number == 7 and wire == 2:
+            if len(value) % 4:
+                raise ValueError("packed floats of a length not a multiple of 4")
+            floats.extend(struct.unpack(f"<{len(value) // 4}f", value))
+        elif number == 8 and wire == 0:
+            ints.append(_signed(value))
+        elif number == 8 and wire == 2:
+            p = value
+            end = len(value)
+            pos = 0
+            while pos < end:
+                pos = _varint(p, end, pos, &v)
+                ints.append(_signed(v))
+        elif number == 9 and wire == 2:
+            strings.append(value)
+    if name is None:
+        raise ValueError("an attribute without a name")
+    return name, (floats or ints or strings or single)
+
+
+def onnx_tree_nodes(bytes model):
+    """The tree-ensemble nodes of an ONNX model's graph, read from its protobuf bytes:
+    ``[(op_type, inputs, outputs, {attribute: value})]`` for every node whose operator is
+    ``TreeEnsembleClassifier`` or ``TreeEnsembleRegressor``, and ``(op_type, inputs,
+    outputs, None)`` for every other node (ValueError on bytes that are not a model)."""
+    graphs = [value for number, wire, value in _fields(model) if number == 7 and wire == 2]
+    if len(graphs) != 1:
+        raise ValueError("no graph, or more than one")
+    nodes = []
+    for number, wire, value in _fields(graphs[0]):
+        if number != 1 or wire != 2:
+            continue
+        inputs, outputs, op_type, attributes = [], [], "", []
+        for n, w, v in _fields(value):
+            if w != 2:
+                continue
+            if n == 1:
+                inputs.append(v.decode("utf-8"))
+            elif n == 2:
+                outputs.append(v.decode("utf-8"))
+            elif n == 4:
+                op_type = v.decode("utf-8")
+            elif n == 5:
+                attributes.append(v)
+        if op_type in ("TreeEnsembleClassifier", "TreeEnsembleRegressor"):
+            nodes.append((op_type, inputs, outputs, dict(_attribute(a) for a in attributes)))
+        else:
+            nodes.append((op_type, inputs, outputs, None))
+    return nodes
+
+
+cdef struct _TreeNode:
+    int feature  # a leaf: 0, and itself as its false child (its weight is in ``values``)
+    float threshold
+    int right  # the false child (the true child is the next node: preorder, true first)
+    int missing_true  # a missing value goes to the true child
+
+
+cdef class Forest:
+    """One ensemble's trees (``auto.forest`` reads them from the ONNX file): given per node
+    its feature (-1: a leaf), threshold (a leaf: its weight), true and false child, and
+    whether a missing value goes to the true child, and per tree its root and the class it
+    adds to. Each tree is laid out again in preorder, the true child right after its
+    parent, so that a node is one 16-byte record read at once.
+
+    :meth:`scores` sums, per row and class, the leaves the row reaches, tree after tree in
+    float32 (onnxruntime's order and precision), then applies onnxruntime's own
+    post-transform: ``SOFTMAX``, the binary ``LOGISTIC`` (the positive class's
+    probability), or none."""
+
+    cdef _TreeNode* nodes
+    cdef Py_ssize_t n_nodes
+    cdef array.array roots, classes, values
+    cdef readonly int n_features, n_classes, n_trees
+    cdef readonly str transform
+
+    def __cinit__(self, feature, threshold, left, right, missing_true, roots, classes,
+                  int n_features, int n_classes, str transform):
+        self.nodes = NULL
+        cdef array.array f = array.array("i", feature), th = array.array("f", threshold)
+        cdef array.array lt = array.array("i", left), rt = array.array("i", right)
+        cdef array.array mt = array.array("b", missing_true)
+        cdef array.array rs = array.array("i", roots)
+        self.classes = array.array("i", classes)
+        self.n_features = n_features
+        self.n_classes = n_classes
+        self.n_trees = len(rs)
+        self.transform = transform
+        if transform not in ("NONE", "SOFTMAX", "LOGISTIC"):
+            raise ValueError(f"post-transform {transform} is not supported")
+        cdef Py_ssize_t n = len(f), i, t, at
+        if not (len(th) == len(lt) == len(rt) == len(mt) == n
+                and len(self.classes) == self.n_trees):
+            raise ValueError("the node arrays differ in length")
+        for i in range(n):
+            if f.data.as_ints[i] >= n_features or (
+                f.data.as_ints[i] >= 0 and not (0 <= lt.data.as_ints[i] < n
+                                                and 0 <= rt.data.as_ints[i] < n)
+            ):
+                raise ValueError("a node names a feature or child out of range")
+        for t in range(self.n_trees):
+            if not (0 <= rs.data.as_ints[t] < n
+                    and 0 <= self.classes.data.as_ints[t] < n_classes):
+                raise ValueError("a tree's root or class is out of range")
+        # preorder, true child first; a node met twice (not a tree) is refused
+        self.nodes = <_TreeNode*>PyMem_Malloc(max(n, 1) * sizeof(_TreeNode))
+        if self.nodes is NULL:
+            raise MemoryError()
+        self.roots = array.array("i", [0] * self.n_trees)
+        self.values = array.array("f", [0.0] * n)  # a leaf's weight, by its new index
+        cdef array.array placed = array.array("i", [-1] * n)
+        cdef list stack, fix = []  # (new index of a branch, old index of its false child)
+        cdef Py_ssize_t old
+        at = 0
+        for t in range(self.n_trees):
+            self.roots.data.as_ints[t] = at
+            stack = [rs.data.as_ints[t]]
+            while stack:
+                old = stack.pop()
+                if placed.data.as_ints[old] >= 0 or at >= n:
+                    raise ValueError("a node reached twice: not a tree")
+                placed.data.as_ints[old] = at
+                if f.data.as_ints[old] >= 0:
+                    self.nodes[at].feature = f.data.as_ints[old]
+                    self.nodes[at].threshold = th.data.as_floats[old]
+                    self.nodes[at].missing_true = mt.data.as_schars[old] != 0
+                    self.nodes[at].right = -1
+                    fix.append((at, rt.data.as_ints[old]))
+                    stack.append(rt.data.as_ints[old])
+                    stack.append(lt.data.as_ints[old])
+                else:
+                    self.nodes[at].feature = 0
+                    self.nodes[at].threshold = 0
+                    self.nodes[at].missing_true = 0
+                    self.nodes[at].right = at
+                    self.values.data.as_floats[at] = th.data.as_floats[old]
+                at += 1
+        self.n_nodes = at
+        for i, old in fix:
+            self.nodes[i].right = placed.data.as_ints[old]
+            if placed.data.as_ints[old] < 0:
+                raise ValueError("a branch to a node never reached")
+
+    def __dealloc__(self):
+        PyMem_Free(self.nodes)
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def scores(self, float[:, ::1] x):
+        """The ensemble's output for the rows of ``x`` (float32, C order, ``n_features``
+        columns): ``(n, n_classes)`` float32 scores or probabilities; for the binary
+        ``LOGISTIC``, ``(n,)`` the positive class's probability."""
+        import numpy as np
+
+        if x.shape[1] != self.n_features:
+            raise ValueError(f"expected {self.n_features} features, got {x.shape[1]}")
+        cdef Py_ssize_t n = x.shape[0], r, t, k
+        out = np.zeros((n, self.n_classes), dtype=np.float32)
+        cdef float[:, ::1] o = out
+        cdef const _TreeNode* nodes = self.nodes
+        cdef const int* roots = self.roots.data.as_ints
+        cdef const int* classes = self.classes.data.as_ints
+        cdef const float* values = self.values.data.as_floats
+        cdef const _TreeNode* node
+        cdef const float* row
+        cdef int n_trees = self.n_trees, i
+        cdef float v
+        with nogil:
+            for r in range(n):
+                row = &x[r, 0]
+                for t in range(n_trees):
+                    i = roots[t]
+                    node = &nodes[i]
+                    while node.right != i:  # a leaf is its own false child
+                        v = row[node.feature]
+                        if (v <= node.threshold) | (isnan(v) & node.missing_true):
+                            i = i + 1
+                        else:
+                            i = node.right
+                        node = &nodes[i]
+                    o[r, classes[t]] += values[i]
+        cdef float one = 1, top, total, p
+        cdef float[::1] positive
+        if self.transform == "SOFTMAX":
+            for r in range(n):
+                top = -FLT_MAX
+                for k in range(self.n_classes):
+                    if o[r, k] > top:
+                        top = o[r, k]
+                total = 0
+                for k in range(self.n_classes):
+                    o[r, k] = expf(o[r, k] - top)
+                    total += o[r, k]
+                for k in range(self.n_classes):
+                    o[r, k] = o[r, k] / total
+        elif self.transform == "LOGISTIC":
+            positive_a = np.empty(n, dtype=np.float32)
+            positive = positive_a
+            for r in range(n):
+                p = one / (one + expf(-fabsf(o[r, 0])))
+                positive[r] = (one - p) if o[r, 0] < 0 else p
+            return positive_a
+        return out

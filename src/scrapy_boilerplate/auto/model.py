@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from scrapy_boilerplate.auto import forest
+from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.models import ModelFileError, ModelFiles, model_file, open_onnx
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
@@ -32,6 +35,8 @@ DEFAULT_MODEL = MODEL_DIR / "auto.onnx"
 FEATURE_VERSION = "2"
 INPUTS = ("blocks", "page", "quality")
 OUTPUTS = ("p_block", "p_type", "p_quality")
+#: input -> the output the session gives for it, and the column of it that is used (-1: all)
+GRAPHS = {"blocks": ("p_block", 1), "page": ("p_type", -1), "quality": ("p_quality", 0)}
 
 
 class ModelError(ModelFileError):
@@ -78,6 +83,20 @@ class AutoModel:
             i.name: np.zeros((0, int(i.shape[1])), np.float32) for i in self.session.get_inputs()
         }
         self._lock = threading.Lock()
+        #: input -> its trees, scored without the session (empty where not compiled)
+        self.forests: dict[str, Any] = forest.forests(path, self.session, GRAPHS)
+
+    def _scores(self, name: str, x: np.ndarray) -> np.ndarray:
+        """The column :data:`GRAPHS` names of input ``name``'s output for the rows ``x``:
+        by the compiled forest where there is one (and twins are enabled), else by the
+        session."""
+        trees = self.forests.get(name)
+        if trees is not None and _compiled.ENABLED:
+            out = trees.scores(np.ascontiguousarray(x, dtype=np.float32))
+            return out if out.ndim == 1 or GRAPHS[name][1] < 0 else out[:, GRAPHS[name][1]]
+        output, column = GRAPHS[name]
+        got = self._run(output, name, x)
+        return got if column < 0 else got[:, column]
 
     def _run(self, output: str, name: str, x: np.ndarray) -> np.ndarray:
         # every input must be fed: the graphs not asked for get no rows
@@ -90,17 +109,17 @@ class AutoModel:
 
     def page_type(self, page: np.ndarray) -> np.ndarray:
         """The page type's probabilities (k,), in the order of :attr:`page_types`."""
-        return self._run("p_type", "page", page.reshape(1, -1))[0]
+        return self._scores("page", page.reshape(1, -1))[0]
 
     def blocks(self, blocks: np.ndarray) -> np.ndarray:
         """Each block's probability of being main content (n,)."""
         if not len(blocks):
             return np.zeros(0, np.float32)
-        return self._run("p_block", "blocks", blocks)[:, 1]
+        return self._scores("blocks", blocks)
 
     def quality(self, quality: np.ndarray) -> float:
         """The expected text F1 of a result, from its quality features."""
-        return float(self._run("p_quality", "quality", quality.reshape(1, -1)).reshape(-1)[0])
+        return float(self._scores("quality", quality.reshape(1, -1))[0])
 
 
 _files: ModelFiles[AutoModel] = ModelFiles(AutoModel)
