@@ -374,14 +374,14 @@ def test_class_and_id_masked_apart_examples(value: str | None, ident: str | None
 def _cf_both(blocks: list[Any], stoplist: frozenset[str]) -> tuple[list[str], list[str]]:
     texts = [b.text for b in blocks]
     words = [t.lower().split() for t in texts]
-    rows, ids = features._path_table([b.tag_path for b in blocks], blocks)
+    rows = features._path_table([b.tag_path for b in blocks])
     fast = features._context_free_classes(
         texts,
         np.array([len(t) for t in texts], dtype=np.float64),
         np.array([len(w) for w in words], dtype=np.float64),
         np.array([sum(map(stoplist.__contains__, w)) for w in words], dtype=np.float64),
         np.array([b.link_chars for b in blocks], dtype=np.float64),
-        rows[ids, 2] > 0,
+        rows[:, 2] > 0,
         bool(stoplist),
     )
     if stoplist:

@@ -48,6 +48,7 @@ from cpython.unicode cimport (
 )
 from libc.float cimport FLT_MAX
 from libc.math cimport expf, fabsf, isnan
+from libc.stdlib cimport qsort
 from libc.string cimport strcmp
 
 from lxml.includes cimport tree
@@ -450,22 +451,64 @@ cdef enum:
     _TITLE_WORDS = 30  # a block of fewer words gets the share of them in the title
 
 
+cdef struct _Keyed:
+    unsigned long long key
+    Py_ssize_t index
+
+
+cdef int _by_key(const void* a, const void* b) noexcept nogil:
+    cdef unsigned long long x = (<const _Keyed*>a).key, y = (<const _Keyed*>b).key
+    return (x > y) - (x < y)
+
+
+cdef extern from "string.h" nogil:
+    void* memmem(const void* haystack, size_t haystacklen, const void* needle,
+                 size_t needlelen)
+
+
+cdef bint _holds_any(str text, tuple substrings, list latin1):
+    """Whether ``text`` holds one of ``substrings``: a byte search in a text of one byte
+    per character for each substring that has one (``latin1``: its Latin-1 bytes, else
+    None), Python's own ``in`` otherwise."""
+    cdef Py_ssize_t k
+    cdef bytes needle
+    if PyUnicode_KIND(text) == 1:
+        for k in range(len(substrings)):
+            if latin1[k] is None:
+                continue  # a character past U+00FF is in no such text
+            needle = <bytes>latin1[k]
+            if memmem(PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text),
+                      <const char*>needle, len(needle)) is not NULL:
+                return True
+        return False
+    for sub in substrings:
+        if sub in text:
+            return True
+    return False
+
+
 def word_counts(list lowers, frozenset stoplist, frozenset title, tuple substrings):
     """``features._word_counts``: per lower-cased text, its words (split at white space as
     ``str.split`` splits), those in ``stoplist``, the share of its distinct words in
     ``title`` (texts of 1 to 29 words that share one), whether another text has the same
-    words, and whether it holds one of ``substrings``: five float64 arrays, each word
-    looked up by its hash and its code points, without a string made for it. Texts whose
-    words hash alike are compared as the Python function compares them (their words
-    joined), so a collision never makes a duplicate."""
+    words, and whether it holds one of ``substrings``: five float64 arrays, in one pass
+    over each text's code points, each word looked up by its hash and its code points
+    without a string made for it. Texts whose words hash alike are compared as the Python
+    function compares them (their words joined), so a collision never makes a
+    duplicate."""
     import numpy as np
 
     cdef Py_ssize_t n = len(lowers)
+    if not all(isinstance(u, str) and u for u in substrings):
+        raise Unsupported("substrings the compiled step does not take")
+    cdef list latin1 = [
+        u.encode("latin-1") if max(map(ord, u)) < 256 else None for u in substrings
+    ]
     out = np.zeros((5, n), dtype=np.float64)
     cdef double[:, ::1] o = out
     cdef _WordSet stop_set = _word_set_of(stoplist)
     cdef _WordSet title_set = _WordSet(title) if title else None
-    cdef Py_ssize_t b, i, s, length, words, hits, k, j, distinct, shared
+    cdef Py_ssize_t k, j, b, i, s, length, words, hits, distinct, shared
     cdef Py_ssize_t starts[_TITLE_WORDS]
     cdef Py_ssize_t ends[_TITLE_WORDS]
     cdef unsigned long long hashes[_TITLE_WORDS]
@@ -474,78 +517,87 @@ def word_counts(list lowers, frozenset stoplist, frozenset title, tuple substrin
     cdef void* data
     cdef Py_UCS4 ch
     cdef str text
-    cdef bint seen
-    cdef dict keys = {}
-    cdef list key_of = [None] * n
-    for b in range(n):
-        text = <str>lowers[b]
-        kind = PyUnicode_KIND(text)
-        data = PyUnicode_DATA(text)
-        length = PyUnicode_GET_LENGTH(text)
-        words = hits = 0
-        key = _FNV_OFFSET
-        i = 0
-        while True:
-            while i < length and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
-                i += 1
-            if i >= length:
-                break
-            s = i
+    cdef bint seen, in_word
+    cdef _Keyed* keyed = <_Keyed*>PyMem_Malloc(max(n, 1) * sizeof(_Keyed))
+    if keyed is NULL:
+        raise MemoryError()
+    try:
+        for b in range(n):
+            text = <str>lowers[b]
+            kind = PyUnicode_KIND(text)
+            data = PyUnicode_DATA(text)
+            length = PyUnicode_GET_LENGTH(text)
+            words = hits = 0
+            key = _FNV_OFFSET
             h = _FNV_OFFSET
-            while i < length:
-                ch = PyUnicode_READ(kind, data, i)
-                if Py_UNICODE_ISSPACE(ch):
-                    break
-                h = (h ^ <unsigned long long>ch) * _FNV_PRIME
-                i += 1
-            if stop_set.contains(kind, data, s, i, h):
-                hits += 1
-            if words < _TITLE_WORDS:
-                starts[words] = s
-                ends[words] = i
-                hashes[words] = h
-            words += 1
-            key = (key ^ h) * _FNV_PRIME
-        o[0, b] = words
-        o[1, b] = hits
-        if title_set is not None and 0 < words < _TITLE_WORDS:
-            distinct = shared = 0
-            for k in range(words):
-                seen = False
-                for j in range(k):
-                    if hashes[j] == hashes[k] and ends[j] - starts[j] == ends[k] - starts[k]:
-                        seen = True
-                        for i in range(ends[k] - starts[k]):
-                            if (PyUnicode_READ(kind, data, starts[j] + i)
-                                    != PyUnicode_READ(kind, data, starts[k] + i)):
-                                seen = False
+            s = 0
+            in_word = False
+            for i in range(length + 1):
+                if i < length:
+                    ch = PyUnicode_READ(kind, data, i)
+                    if not Py_UNICODE_ISSPACE(ch):
+                        if not in_word:
+                            in_word = True
+                            s = i
+                            h = _FNV_OFFSET
+                        h = (h ^ <unsigned long long>ch) * _FNV_PRIME
+                        continue
+                if in_word:  # a word ends at i (white space or the text's end)
+                    in_word = False
+                    if stop_set.contains(kind, data, s, i, h):
+                        hits += 1
+                    if words < _TITLE_WORDS:
+                        starts[words] = s
+                        ends[words] = i
+                        hashes[words] = h
+                    words += 1
+                    key = (key ^ h) * _FNV_PRIME
+            o[0, b] = words
+            o[1, b] = hits
+            o[4, b] = 1.0 if substrings and _holds_any(text, substrings, latin1) else 0.0
+            if title_set is not None and 0 < words < _TITLE_WORDS:
+                distinct = shared = 0
+                for k in range(words):
+                    seen = False
+                    for j in range(k):
+                        if hashes[j] == hashes[k] and ends[j] - starts[j] == ends[k] - starts[k]:
+                            seen = True
+                            for i in range(ends[k] - starts[k]):
+                                if (PyUnicode_READ(kind, data, starts[j] + i)
+                                        != PyUnicode_READ(kind, data, starts[k] + i)):
+                                    seen = False
+                                    break
+                            if seen:
                                 break
-                        if seen:
-                            break
-                if seen:
-                    continue
-                distinct += 1
-                if title_set.contains(kind, data, starts[k], ends[k], hashes[k]):
-                    shared += 1
-            if shared:
-                o[2, b] = <double>shared / <double>distinct
-        key = (key ^ <unsigned long long>words) * _FNV_PRIME
-        key_of[b] = key
-        keys[key] = keys.get(key, 0) + 1
-        for sub in substrings:
-            if sub in text:
-                o[4, b] = 1.0
-                break
-    cdef dict joined = {}
-    cdef list same = []
-    for b in range(n):
-        if keys[key_of[b]] > 1:  # a hash shared: compare the words themselves
-            words_key = " ".join((<str>lowers[b]).split())
-            joined[words_key] = joined.get(words_key, 0) + 1
-            same.append((b, words_key))
-    for b, words_key in same:
-        if joined[words_key] > 1:
-            o[3, b] = 1.0
+                    if seen:
+                        continue
+                    distinct += 1
+                    if title_set.contains(kind, data, starts[k], ends[k], hashes[k]):
+                        shared += 1
+                if shared:
+                    o[2, b] = <double>shared / <double>distinct
+            keyed[b].key = (key ^ <unsigned long long>words) * _FNV_PRIME
+            keyed[b].index = b
+        # texts whose words hash alike, found by sorting the hashes; their words compared
+        qsort(keyed, n, sizeof(_Keyed), _by_key)
+        i = 0
+        while i < n:
+            j = i + 1
+            while j < n and keyed[j].key == keyed[i].key:
+                j += 1
+            if j - i > 1:
+                joined = {}
+                group = []
+                for k in range(i, j):
+                    words_key = " ".join((<str>lowers[keyed[k].index]).split())
+                    joined[words_key] = joined.get(words_key, 0) + 1
+                    group.append((keyed[k].index, words_key))
+                for b, words_key in group:
+                    if joined[words_key] > 1:
+                        o[3, b] = 1.0
+            i = j
+    finally:
+        PyMem_Free(keyed)
     return tuple(out)
 
 

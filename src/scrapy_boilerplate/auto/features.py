@@ -38,7 +38,12 @@ import numpy as np
 
 from scrapy_boilerplate.auto import containers
 from scrapy_boilerplate.core import compiled as _compiled
-from scrapy_boilerplate.core.document import Document, TextBlock, block_elements
+from scrapy_boilerplate.core.document import (
+    Document,
+    TextBlock,
+    block_elements,
+    heading_in_path,
+)
 from scrapy_boilerplate.extractors.justext import languages
 from scrapy_boilerplate.extractors.justext.algorithm import (
     BAD,
@@ -530,32 +535,41 @@ _ANCESTOR_COLUMN = {t: 3 + k for k, t in enumerate(ANCESTOR_TAGS)}
 _PATH_WIDTH = 3 + len(ANCESTOR_TAGS)
 
 
-def _path_table(paths: list[str], blocks: list[TextBlock]) -> tuple[np.ndarray, np.ndarray]:
-    """Per distinct tag path (``rows``: depth, heading, a ``select`` on it, then a flag per
-    :data:`ANCESTOR_TAGS` above the block) and each block's row (``ids``); the heading
-    flag is that of the first block on the path. Rows are built as lists and made one
-    array (a numpy item assignment per cell costs more than the rest)."""
-    numbers: dict[str, int] = {}
-    ids: list[int] = []
-    rows: list[list[float]] = []
-    column = _ANCESTOR_COLUMN
-    for i, path in enumerate(paths):
-        r = numbers.get(path)
-        if r is None:
-            r = numbers[path] = len(rows)
-            tags = path.split(".")
-            row = [0.0] * _PATH_WIDTH
-            row[0] = len(tags)
-            row[1] = blocks[i].is_heading
-            row[2] = "select" in tags
-            for t in tags[:-1]:
-                k = column.get(t)
-                if k is not None:
-                    row[k] = 1.0
-            rows.append(row)
-        ids.append(r)
-    table = np.array(rows, dtype=np.float64).reshape(len(rows), _PATH_WIDTH)
-    return table, np.array(ids, dtype=np.intp)
+#: tag path -> its row of :func:`_path_table` (a pure function of the path), shared by every
+#: page of the process (a site's paths repeat on every page); cleared past this size
+_PATH_ROWS: dict[str, np.ndarray] = {}
+_PATH_ROWS_SIZE = 100_000
+
+
+def _path_row(path: str) -> np.ndarray:
+    """What a tag path says, as float64: depth, heading (jusText's test on the path), a
+    ``select`` on it, then a flag per :data:`ANCESTOR_TAGS` above the block."""
+    row = _PATH_ROWS.get(path)
+    if row is None:
+        tags = path.split(".")
+        row = np.zeros(_PATH_WIDTH, dtype=np.float64)
+        row[0] = len(tags)
+        row[1] = heading_in_path(path)
+        row[2] = "select" in tags
+        column = _ANCESTOR_COLUMN
+        for t in tags[:-1]:
+            k = column.get(t)
+            if k is not None:
+                row[k] = 1.0
+        if len(_PATH_ROWS) >= _PATH_ROWS_SIZE:
+            _PATH_ROWS.clear()
+        _PATH_ROWS[path] = row
+    return row
+
+
+def _path_table(paths: list[str]) -> np.ndarray:
+    """Each block's :func:`_path_row` (its tag path's depth, heading, ``select`` and
+    ancestor flags), as one ``(n, 3 + len(ANCESTOR_TAGS))`` float64 array: the distinct
+    paths' rows (a page has far fewer paths than blocks), taken once per block."""
+    ids, distinct = _ids(paths)
+    if not distinct:
+        return np.zeros((0, _PATH_WIDTH), dtype=np.float64)
+    return np.stack([_path_row(p) for p in distinct])[ids]
 
 
 def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.ndarray:
@@ -578,11 +592,9 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     safe_words = np.maximum(n_words, 1.0)
     stop_density = stop / safe_words
     # what a tag path says, once per distinct path (a page has far fewer paths than blocks)
-    path_rows, path_ids = _path_table([b.tag_path for b in blocks], blocks)
-    headings = path_rows[path_ids, 1]
-    cf = _context_free_classes(
-        texts, chars, n_words, stop, links, path_rows[path_ids, 2] > 0, bool(stoplist)
-    )
+    paths = _path_table([b.tag_path for b in blocks])
+    headings = paths[:, 1]
+    cf = _context_free_classes(texts, chars, n_words, stop, links, paths[:, 2] > 0, bool(stoplist))
     final = classify_context_sensitive(blocks, cf, (headings > 0).tolist())
     good = np.array([c == GOOD for c in final], dtype=np.float64)
 
@@ -612,10 +624,10 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     first_tag = col["tag_p"]
     tag_kind = _TAG_KIND.get
     x[np.arange(n), [first_tag + tag_kind(b.tag, other - first_tag) for b in blocks]] = 1.0
-    x[:, col["depth"]] = path_rows[path_ids, 0]
+    x[:, col["depth"]] = paths[:, 0]
     x[:, col["heading"]] = headings
     first_in = col[f"in_{ANCESTOR_TAGS[0]}"]
-    x[:, first_in : first_in + len(ANCESTOR_TAGS)] = path_rows[path_ids, 3:]
+    x[:, first_in : first_in + len(ANCESTOR_TAGS)] = paths[:, 3:]
 
     owns, aboves = _element_masks(blocks)
     own0, above0 = col[f"own_{_GROUPS[0]}"], col[f"above_{_GROUPS[0]}"]

@@ -180,6 +180,12 @@ _BINARY_MAGIC = (
 _HEADING_IN_PATH = re.compile(r"\bh\d\b")  # jusText's test on the dotted tag path
 
 
+def heading_in_path(tag_path: str) -> bool:
+    """True when a dotted tag path (``html.body.h2.a``) goes through an ``<h1>``..``<h6>``
+    (jusText's test, :attr:`TextBlock.is_heading`)."""
+    return _HEADING_IN_PATH.search(tag_path) is not None
+
+
 def normalize_whitespace(text: str) -> str:
     """Collapse whitespace runs: to ``"\\n"`` if the run holds a line break, else to a space.
 
@@ -255,7 +261,7 @@ class TextBlock:
     @property
     def is_heading(self) -> bool:
         """True when the block lies inside an ``<h1>``..``<h6>`` (jusText's test on its path)."""
-        return _HEADING_IN_PATH.search(self.tag_path) is not None
+        return heading_in_path(self.tag_path)
 
 
 #: TextBlock's slots by field name, as the dataclass made them (``element`` and ``extra``
