@@ -26,7 +26,11 @@ the fallback (it declares its twin with ``core.compiled.twin``);
 - :func:`container_features` is ``containers.container_features``: Readability's
   content score per container, with the same chains, the same sums in the same order and
   the same choices, in loops instead of a dozen array operations, and the scored
-  containers' weights read through libxml2's parent pointers.
+  containers' weights read through libxml2's parent pointers;
+- :class:`Forest` (with :func:`onnx_tree_nodes`, which reads the trees out of the ONNX
+  file) scores the model's trees as onnxruntime's session does, the same float32 sums in
+  the same order and the same post-transforms, without a session call's fixed costs
+  (``auto.forest`` checks each forest against the session before it is used).
 
 Where a tree holds what the Python function was never written for (a namespaced element,
 an element that is not one), :class:`Unsupported` is raised and the twin runs the Python

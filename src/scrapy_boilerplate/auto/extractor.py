@@ -200,7 +200,7 @@ class AutoExtractor(Extractor):
             blocks,
             [CONTENT if lab else BOILERPLATE for lab in labels.tolist()],
             ("p_content",),
-            ([round(float(v), 4) for v in p.tolist()],),
+            ([round(v, 4) for v in p.tolist()],),
         )
         return Extraction.from_blocks(
             out,

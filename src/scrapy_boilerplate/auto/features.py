@@ -496,7 +496,22 @@ def _context_free_classes(
     no stopword thresholds without a stoplist), from the counts the features make anyway
     (``stop``: stopwords among the ``n_words`` lower-cased words of each of ``texts``;
     ``in_select``: a ``select`` on the block's tag path): the same rules, in their order,
-    on whole arrays."""
+    on whole arrays (:func:`_context_free_codes`, each class by name)."""
+    codes = _context_free_codes(texts, chars, n_words, stop, links, in_select, has_stoplist)
+    return [_CF_CODES[c] for c in codes.tolist()]
+
+
+def _context_free_codes(
+    texts: list[str],
+    chars: np.ndarray,
+    n_words: np.ndarray,
+    stop: np.ndarray,
+    links: np.ndarray,
+    in_select: np.ndarray,
+    has_stoplist: bool,
+) -> np.ndarray:
+    """:func:`_context_free_classes` as codes, the index of each class in
+    :data:`_CF_CODES` (good, near-good, short, bad)."""
     d = _CF_DEFAULTS
     low, high = (d["stopwords_low"], d["stopwords_high"]) if has_stoplist else (0.0, 0.0)
     if has_stoplist:
@@ -514,7 +529,7 @@ def _context_free_classes(
     codes[(stopword_density >= high) & (chars > d["length_high"])] = 0  # good
     codes[short] = 2  # short
     codes[bad] = 3
-    return [_CF_CODES[c] for c in codes.tolist()]
+    return codes
 
 
 def _title_words(doc: Document) -> frozenset[str]:
@@ -594,7 +609,10 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     # what a tag path says, once per distinct path (a page has far fewer paths than blocks)
     paths = _path_table([b.tag_path for b in blocks])
     headings = paths[:, 1]
-    cf = _context_free_classes(texts, chars, n_words, stop, links, paths[:, 2] > 0, bool(stoplist))
+    cf_codes = _context_free_codes(
+        texts, chars, n_words, stop, links, paths[:, 2] > 0, bool(stoplist)
+    )
+    cf = [_CF_CODES[c] for c in cf_codes.tolist()]
     final = classify_context_sensitive(blocks, cf, (headings > 0).tolist())
     good = np.array([c == GOOD for c in final], dtype=np.float64)
 
@@ -615,9 +633,8 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["separators"]] = separators / safe_words
     x[:, col["markup_per_word"]] = [b.tags_count for b in blocks] / safe_words
 
-    for name, cls in (("cf_good", GOOD), ("cf_near_good", NEAR_GOOD), ("cf_short", SHORT)):
-        x[:, col[name]] = [c == cls for c in cf]
-    x[:, col["cf_bad"]] = [c not in (GOOD, NEAR_GOOD, SHORT) for c in cf]
+    for code, name in enumerate(("cf_good", "cf_near_good", "cf_short", "cf_bad")):
+        x[:, col[name]] = cf_codes == code  # in the order of _CF_CODES
     x[:, col["justext_good"]] = good
 
     other = col["tag_other"]
