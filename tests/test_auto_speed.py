@@ -375,7 +375,7 @@ def _cf_both(blocks: list[Any], stoplist: frozenset[str]) -> tuple[list[str], li
     texts = [b.text for b in blocks]
     words = [t.lower().split() for t in texts]
     rows = features._path_table([b.tag_path for b in blocks])
-    fast = features._context_free_classes(
+    codes = features._context_free_codes(
         texts,
         np.array([len(t) for t in texts], dtype=np.float64),
         np.array([len(w) for w in words], dtype=np.float64),
@@ -390,7 +390,7 @@ def _cf_both(blocks: list[Any], stoplist: frozenset[str]) -> tuple[list[str], li
         reference, _ = classify_context_free(
             blocks, stoplist, stopwords_low=0.0, stopwords_high=0.0
         )
-    return fast, reference
+    return [features._CF_CODES[c] for c in codes.tolist()], reference
 
 
 CF_EDGE = (

@@ -476,29 +476,11 @@ def _stoplist(doc: Document, blocks: list[TextBlock]) -> frozenset[str]:
     return frozenset() if language == languages.INDEPENDENT else languages.stoplist(language)
 
 
-#: :func:`classify_context_free`'s own defaults, which :func:`_context_free_classes` applies
+#: :func:`classify_context_free`'s own defaults, which :func:`_context_free_codes` applies
 _CF_DEFAULTS = {
     name: p.default for name, p in inspect.signature(classify_context_free).parameters.items()
 }
 _CF_CODES = (GOOD, NEAR_GOOD, SHORT, BAD)
-
-
-def _context_free_classes(
-    texts: list[str],
-    chars: np.ndarray,
-    n_words: np.ndarray,
-    stop: np.ndarray,
-    links: np.ndarray,
-    in_select: np.ndarray,
-    has_stoplist: bool,
-) -> list[str]:
-    """jusText's context-free classes (:func:`classify_context_free` with its defaults, and
-    no stopword thresholds without a stoplist), from the counts the features make anyway
-    (``stop``: stopwords among the ``n_words`` lower-cased words of each of ``texts``;
-    ``in_select``: a ``select`` on the block's tag path): the same rules, in their order,
-    on whole arrays (:func:`_context_free_codes`, each class by name)."""
-    codes = _context_free_codes(texts, chars, n_words, stop, links, in_select, has_stoplist)
-    return [_CF_CODES[c] for c in codes.tolist()]
 
 
 def _context_free_codes(
@@ -510,8 +492,12 @@ def _context_free_codes(
     in_select: np.ndarray,
     has_stoplist: bool,
 ) -> np.ndarray:
-    """:func:`_context_free_classes` as codes, the index of each class in
-    :data:`_CF_CODES` (good, near-good, short, bad)."""
+    """jusText's context-free classes (:func:`classify_context_free` with its defaults, and
+    no stopword thresholds without a stoplist) as codes, the index of each class in
+    :data:`_CF_CODES` (good, near-good, short, bad), from the counts the features make
+    anyway (``stop``: stopwords among the ``n_words`` lower-cased words of each of
+    ``texts``; ``in_select``: a ``select`` on the block's tag path): the same rules, in
+    their order, on whole arrays."""
     d = _CF_DEFAULTS
     low, high = (d["stopwords_low"], d["stopwords_high"]) if has_stoplist else (0.0, 0.0)
     if has_stoplist:
