@@ -1079,11 +1079,18 @@ cdef class Forest:
         cdef const float* row
         cdef int n_trees = self.n_trees, i
         cdef float v
+        cdef Py_ssize_t stride = x.shape[1]
+        cdef const float* first = &x[0, 0] if n else NULL
+        cdef int c, root
         with nogil:
-            for r in range(n):
-                row = &x[r, 0]
-                for t in range(n_trees):
-                    i = roots[t]
+            # tree after tree (a tree's nodes stay in the closest cache while every row
+            # goes down it); each row's sum still adds the trees in their order
+            for t in range(n_trees):
+                root = roots[t]
+                c = classes[t]
+                for r in range(n):
+                    row = first + r * stride
+                    i = root
                     node = &nodes[i]
                     while node.right != i:  # a leaf is its own false child
                         v = row[node.feature]
@@ -1092,7 +1099,7 @@ cdef class Forest:
                         else:
                             i = node.right
                         node = &nodes[i]
-                    o[r, classes[t]] += values[i]
+                    o[r, c] += values[i]
         cdef float one = 1, top, total, p
         cdef float[::1] positive
         if self.transform == "SOFTMAX":
