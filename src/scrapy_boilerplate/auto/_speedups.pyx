@@ -362,8 +362,13 @@ def text_counts(list texts, bytes table, str ends, str closers):
 
 
 #: FNV-1a over code points: a word's hash, the same for a word of a text and of a set
-cdef unsigned long long _FNV_OFFSET = 14695981039346656037ULL
-cdef unsigned long long _FNV_PRIME = 1099511628211ULL
+cdef extern from *:
+    """
+    #define SB_FNV_OFFSET 14695981039346656037ULL
+    #define SB_FNV_PRIME 1099511628211ULL
+    """
+    unsigned long long _FNV_OFFSET "SB_FNV_OFFSET"
+    unsigned long long _FNV_PRIME "SB_FNV_PRIME"
 
 
 cdef inline unsigned long long _word_hash(int kind, void* data, Py_ssize_t start,
@@ -422,7 +427,7 @@ cdef class _WordSet:
             self.hashes.data.as_ulonglongs[slot] = h
 
     cdef bint contains(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end,
-                       unsigned long long h):
+                       unsigned long long h) noexcept:
         cdef Py_ssize_t slot = <Py_ssize_t>(h & <unsigned long long>self.mask)
         cdef long long k
         cdef long long* slots = self.slots.data.as_longlongs
