@@ -204,3 +204,18 @@ def test_without_the_compiled_module_the_session_scores(monkeypatch: pytest.Monk
     assert m.forests == {}
     q = np.linspace(0, 1, 17, dtype=np.float32)
     assert 0.0 <= m.quality(q) <= 1.5
+
+
+@needs_build
+def test_forests_score_the_same_from_many_threads() -> None:
+    """The forests release the GIL while they score: pages extracted at once in threads
+    (as the Scrapy plugin extracts them) get the results they get one by one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from scrapy_boilerplate import extract
+
+    pages = [p.read_text(encoding="utf-8") for p in sorted(PAGES.glob("*.html"))] * 3
+    alone = [extract(html, "auto").to_dict() for html in pages]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(lambda html: extract(html, "auto").to_dict(), pages))
+    assert together == alone
