@@ -380,15 +380,13 @@ cdef inline unsigned long long _word_hash(int kind, void* data, Py_ssize_t start
     return h
 
 
-cdef inline bint _same_chars(int kind, void* data, Py_ssize_t start, Py_ssize_t end,
-                             str other) noexcept:
-    cdef Py_ssize_t n = end - start, i
-    if PyUnicode_GET_LENGTH(other) != n:
-        return False
-    cdef int okind = PyUnicode_KIND(other)
-    cdef void* odata = PyUnicode_DATA(other)
+cdef inline bint _same_span(int kind, void* data, Py_ssize_t start, int okind, void* odata,
+                            Py_ssize_t ostart, Py_ssize_t n) noexcept:
+    """Whether ``n`` code points from ``start`` of one string's data equal ``n`` from
+    ``ostart`` of another's (or the same one's)."""
+    cdef Py_ssize_t i
     for i in range(n):
-        if PyUnicode_READ(kind, data, start + i) != PyUnicode_READ(okind, odata, i):
+        if PyUnicode_READ(kind, data, start + i) != PyUnicode_READ(okind, odata, ostart + i):
             return False
     return True
 
@@ -432,12 +430,15 @@ cdef class _WordSet:
         cdef long long k
         cdef long long* slots = self.slots.data.as_longlongs
         cdef unsigned long long* hashes = self.hashes.data.as_ulonglongs
+        cdef str word
         while True:
             k = slots[slot]
             if k < 0:
                 return False
-            if hashes[slot] == h and _same_chars(kind, data, start, end,
-                                                 <str>self.words[k]):
+            word = <str>self.words[k]
+            if (hashes[slot] == h and PyUnicode_GET_LENGTH(word) == end - start
+                    and _same_span(kind, data, start, PyUnicode_KIND(word),
+                                   PyUnicode_DATA(word), 0, end - start)):
                 return True
             slot = (slot + 1) & self.mask
 
@@ -568,16 +569,12 @@ def word_counts(list lowers, frozenset stoplist, frozenset title, tuple substrin
                 distinct = shared = 0
                 for k in range(words):
                     seen = False
-                    for j in range(k):
-                        if hashes[j] == hashes[k] and ends[j] - starts[j] == ends[k] - starts[k]:
+                    for j in range(k):  # the same word earlier in the block: not distinct
+                        if (hashes[j] == hashes[k] and ends[j] - starts[j] == ends[k] - starts[k]
+                                and _same_span(kind, data, starts[j], kind, data, starts[k],
+                                               ends[k] - starts[k])):
                             seen = True
-                            for i in range(ends[k] - starts[k]):
-                                if (PyUnicode_READ(kind, data, starts[j] + i)
-                                        != PyUnicode_READ(kind, data, starts[k] + i)):
-                                    seen = False
-                                    break
-                            if seen:
-                                break
+                            break
                     if seen:
                         continue
                     distinct += 1

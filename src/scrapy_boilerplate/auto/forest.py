@@ -159,6 +159,12 @@ def build_forest(op_type: str, attributes: Mapping[str, Any], n_features: int) -
     )  # fmt: skip
 
 
+def column_of(scores: np.ndarray, column: int) -> np.ndarray:
+    """The column of an ensemble's ``(n, k)`` output that is used (all of it for -1); a
+    forest's binary ``LOGISTIC`` output, ``(n,)``, is that column already."""
+    return scores if scores.ndim == 1 or column < 0 else scores[:, column]
+
+
 def probe_rows(forest_features: list[int], thresholds: list[float], n_features: int) -> np.ndarray:
     """:data:`PROBE_ROWS` rows (float32) that take every branch both ways: each value a
     threshold of its feature, the next float above one, a missing value or zero."""
@@ -209,15 +215,9 @@ def forests(path: Path, session: Any, graphs: Mapping[str, tuple[str, int]]) -> 
         feeds = {
             i: (probe if i == name else np.zeros((0, w), np.float32)) for i, w in widths.items()
         }
-        expected = np.asarray(session.run([output], feeds)[0])
-        if column >= 0:
-            expected = expected[:, column]
-        got = forest.scores(probe)
-        if got.ndim == 2 and expected.ndim == 2 and column < 0:
-            same = got.shape == expected.shape and got.tobytes() == expected.tobytes()
-        else:
-            same = got.reshape(-1).tobytes() == expected.reshape(-1).tobytes()
-        if not same:
+        expected = column_of(np.asarray(session.run([output], feeds)[0]), column)
+        got = column_of(forest.scores(probe), column)
+        if got.shape != expected.shape or got.tobytes() != expected.tobytes():
             logger.debug("auto model %s, %s: the forest differs; onnxruntime scores it", path, name)
             continue
         found[name] = forest

@@ -90,13 +90,11 @@ class AutoModel:
         """The column :data:`GRAPHS` names of input ``name``'s output for the rows ``x``:
         by the compiled forest where there is one (and twins are enabled), else by the
         session."""
+        output, column = GRAPHS[name]
         trees = self.forests.get(name)
         if trees is not None and _compiled.ENABLED:
-            out = trees.scores(np.ascontiguousarray(x, dtype=np.float32))
-            return out if out.ndim == 1 or GRAPHS[name][1] < 0 else out[:, GRAPHS[name][1]]
-        output, column = GRAPHS[name]
-        got = self._run(output, name, x)
-        return got if column < 0 else got[:, column]
+            return forest.column_of(trees.scores(np.ascontiguousarray(x, dtype=np.float32)), column)
+        return forest.column_of(self._run(output, name, x), column)
 
     def _run(self, output: str, name: str, x: np.ndarray) -> np.ndarray:
         # every input must be fed: the graphs not asked for get no rows
