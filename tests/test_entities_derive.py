@@ -140,3 +140,74 @@ def test_lines_of_bounds_an_element_whose_text_has_no_children():
     assert lines_of(doc.body.find(".//p")) is None
     got = lines_of(doc.body.find(".//p"), max_text=2000)
     assert got is not None and [x.strip() for x in got] == [("word " * 300).strip()]
+
+
+SECTIONS = """<html><body><div class="people">
+<h3>Current students</h3>
+<p class="person">Ann Lee</p><p class="person">Bob Ray</p><p class="person">Cy Dee</p>
+<p><strong>Alumni</strong></p>
+<p class="person">Di Fox</p><p class="person">Ed Gu</p>
+<b>Visitors</b>
+<p class="person">Fay Ho</p>
+</div></body></html>"""
+
+
+def test_sections_number_each_element_by_the_heading_it_follows():
+    from scrapy_boilerplate.entities.derive import sections
+
+    doc = sb.parse(SECTIONS)
+    page = PageIndex(doc.root)
+    start = page.number[doc.body]
+    section, headings = sections(page, start)
+    assert len(section) == page.end[start] - start
+    h3, alumni, visitors = (page.number[doc.body.find(f".//{t}")] for t in ("h3", "p/strong", "b"))
+    by_text = {page.elements[i].text: section[i - start] for i in range(start, page.end[start])}
+    assert by_text["Current students"] == -1  # (a heading is in the section before it)
+    assert by_text["Ann Lee"] == by_text["Cy Dee"] == h3
+    # the <p> holding only <strong>Alumni</strong> is the heading; its <strong> is inside it
+    assert by_text["Di Fox"] == by_text["Ed Gu"] == page.parent[alumni]
+    assert by_text["Fay Ho"] == visitors
+    assert headings == {h3, page.parent[alumni], alumni, visitors}
+
+
+def test_a_list_across_headings_is_cut_into_its_sections():
+    got = [(t, e, x) for t, e, x in _derived(SECTIONS) if t.endswith("section")]
+    runs = [(t, e) for t, e, _ in got]
+    assert ("section", ["Ann Lee", "Bob Ray", "Cy Dee"]) in runs
+    assert ("section", ["Di Fox", "Ed Gu"]) in runs
+    assert not any(e == ["Fay Ho"] for _, e in runs)  # (a run of one is no list)
+    # each run keeps a path pattern of its own elements
+    assert all(x.startswith("/html[1]/body[1]/div[1]/p") for _, _, x in got)
+    # a list within one section is not cut
+    one = "<html><body><h3>Students</h3><ul><li>A a</li><li>B b</li><li>C c</li></ul></body></html>"
+    assert not [t for t, _, _ in _derived(one) if t.endswith("section")]
+
+
+def test_a_heading_needs_short_text_and_nothing_beside_the_bold():
+    from scrapy_boilerplate.entities.derive import MAX_HEADING, sections
+
+    html = (
+        "<html><body><div><p><b>Note</b> the list below</p><p>Ann</p><p>Bob</p>"
+        f"<p><b>{'x' * MAX_HEADING}</b></p><p>Cy</p></div></body></html>"
+    )
+    doc = sb.parse(html)
+    page = PageIndex(doc.root)
+    start = page.number[doc.body]
+    section, _ = sections(page, start)
+    ps = doc.body.findall(".//div/p")
+    bold = page.number[ps[0][0]]  # the <b> itself is a heading; its <p> is not
+    assert [section[page.number[p] - start] for p in ps[1:]] == [bold] * 4
+
+
+def test_long_entities_up_to_max_chars():
+    from scrapy_boilerplate.entities.extract import MAX_ENTITY_CHARS
+
+    items = [f"Course {i}: " + "Fall 2019 " * 20 for i in range(3)]  # 200-odd characters
+    html = "<html><body><ul>" + "".join(f"<li>{t}</li>" for t in items) + "</ul></body></html>"
+    doc = sb.parse(html)
+    want = [" ".join(t.split()) for t in items]
+    assert 140 < len(want[0]) < MAX_ENTITY_CHARS
+    paper = PageCandidates(doc, max_chars=140)
+    assert want not in [c.entities for c in paper.candidates]
+    ours = PageCandidates(doc)
+    assert want in [c.entities for c in ours.candidates]

@@ -23,7 +23,14 @@ much to trust it, from a feature of that name):
   of their texts are longer than 140 characters (a publication with its authors and
   venue): the children of one parent with one tag, or the grandchildren of one element
   through one parent tag (a list split over several ``<ul>``), each read as its first
-  line, or that line's head.
+  line, or that line's head;
+- ``section`` (``<derivation>+section`` for a derived list): a list whose elements lie
+  under several headings of the page, cut at the headings (each run of two elements or
+  more under one heading, the headings themselves left out: "Current students" and
+  "Alumni" selected by one predicate).
+  A heading is an ``<h1>``-``<h6>``, a ``<b>`` / ``<strong>``, or a ``<p>`` / ``<div>`` /
+  ``<dt>`` whose only content is one of those, of fewer than :data:`MAX_HEADING`
+  characters.
 
 Every derived entity is cleaned the same way (:func:`clean_entity`). The work is bounded:
 elements with more than :data:`MAX_TEXT` characters of text are skipped (up to
@@ -48,6 +55,7 @@ LONG_TEXT = 2000
 MAX_GROUPS = 500
 LONG_LINES_TEXT = 20000
 MIN_BREAKS = 5
+MAX_HEADING = 80
 
 #: Elements that may be inside a ``lines`` / ``split`` element (inline content).
 INLINE = frozenset(
@@ -56,6 +64,9 @@ INLINE = frozenset(
      "sup", "time", "tt", "u", "var", "wbr", "#")
 )  # fmt: skip
 _BREAKS = frozenset(("br", "hr"))
+_SECTION_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+_BOLD = frozenset(("b", "strong"))
+_HEADING_BLOCKS = frozenset(("p", "div", "dt"))
 _SEPARATORS = re.compile(r"\s*(?:[,;|\u2022\u00b7\u25aa\u25cf]|\s(?:and|&)\s)\s*")
 _HEAD_CUT = re.compile(r"[,:]\s|\s[(\[]|\s[\u2013\u2014-]\s|\s\|\s|[(\[]")
 _NUMBERING = re.compile(r"^(?:\(?\d{1,4}[.)]|[\u2022\u00b7\u25aa\u25cf*-])\s+")
@@ -257,6 +268,66 @@ def _group_pattern(page: PageIndex, nums: list[int], start: int, memo: dict[int,
     return tuple(out)
 
 
+def _is_heading(page: PageIndex, i: int) -> bool:
+    """Whether element ``i`` opens a section (see the module's ``section``)."""
+    tag = page.tags[i]
+    if tag in _SECTION_HEADINGS:
+        return True
+    el = page.elements[i]
+    if tag in _HEADING_BLOCKS:
+        if len(el) != 1 or (el.text or "").strip() or (el[0].tail or "").strip():
+            return False
+        if tag_of(el[0]) not in _BOLD:
+            return False
+    elif tag not in _BOLD:
+        return False
+    return 0 < len(text_of(el)) < MAX_HEADING
+
+
+def sections(page: PageIndex, start: int) -> tuple[list[int], frozenset[int]]:
+    """For each element from ``start`` (to the end of its subtree): the number of the
+    last heading (:func:`_is_heading`) whose subtree ends before it, ``-1`` before the
+    first (the elements inside a heading are in the section before it); and the
+    headings' numbers."""
+    out = []
+    headings = []
+    current = -1
+    open_: list[int] = []  # headings whose subtree is not over yet, innermost last
+    end = page.end
+    tags = page.tags
+    for i in range(start, end[start]):
+        while open_ and end[open_[-1]] <= i:
+            current = open_.pop()
+        out.append(current)
+        tag = tags[i]
+        if (tag in _SECTION_HEADINGS or tag in _BOLD or tag in _HEADING_BLOCKS) and _is_heading(
+            page, i
+        ):
+            open_.append(i)
+            headings.append(i)
+    return out, frozenset(headings)
+
+
+def _section_runs(
+    cand: Candidate, page: PageIndex, section: list[int], headings: frozenset[int], start: int
+) -> list[tuple[list[int], list[str]]]:
+    """``cand``'s elements cut where their section changes and at the headings among
+    them: (element numbers, entities) of each run of two or more; nothing for a list
+    within one section."""
+    nums = [page.number[node] for node in cand.nodes]
+    ids = [-2 - i if i in headings else section[i - start] for i in nums]
+    if len(set(ids)) == 1:
+        return []
+    runs = []
+    first = 0
+    for k in range(1, len(ids) + 1):
+        if k == len(ids) or ids[k] != ids[first]:
+            if k - first >= 2:
+                runs.append((nums[first:k], cand.entities[first:k]))
+            first = k
+    return runs
+
+
 def derive(
     candidates: Sequence[Candidate],
     page: PageIndex,
@@ -265,9 +336,9 @@ def derive(
 ) -> list[Candidate]:
     """The derived candidates of the page under ``root`` (an element of ``page``):
     ``head`` lists from ``candidates`` (the paper's, from :func:`~.predicates.generate`
-    on ``root``), then ``lines`` and ``split`` lists of the elements under ``root``; none
-    with the entities and first node of a candidate already made, at most
-    ``max_derived``."""
+    on ``root``), then ``lines`` and ``split`` lists of the elements under ``root``, then
+    ``section`` runs of all of those lists; none with the entities and first node of a
+    candidate already made, at most ``max_derived``."""
     seen = {(tuple(c.entities), c.first) for c in candidates}
     out: list[Candidate] = []
 
@@ -326,7 +397,17 @@ def derive(
         ):
             if add(Candidate([el], entities, pattern, 1, i - start, name)):
                 return out
+    section, headings = sections(page, start)
+    for cand in [*candidates, *out]:  # section: a list cut at the page's headings
+        if len(cand.nodes) < 3 or len(cand.nodes) != len(cand.entities):
+            continue
+        name = f"{cand.transform}+section" if cand.transform else "section"
+        for nums, entities in _section_runs(cand, page, section, headings, start):
+            pattern = _group_pattern(page, nums, start, memo)
+            els = [page.elements[i] for i in nums]
+            if add(Candidate(els, entities, [pattern], 1, nums[0] - start, name)):
+                return out
     return out
 
 
-__all__ = ["clean_entity", "derive", "head_of", "lines_of", "tail_of"]
+__all__ = ["clean_entity", "derive", "head_of", "lines_of", "sections", "tail_of"]

@@ -37,6 +37,12 @@ from scrapy_boilerplate.entities.features import (
 from scrapy_boilerplate.entities.model import Model, normalise
 from scrapy_boilerplate.entities.predicates import Candidate, generate
 
+#: Longest entity text (characters) the paper's predicates read off an element: longer
+#: than the paper's 140, so that a list of long items (a course with its terms, a book
+#: with its authors and publisher) is a candidate. Chosen on the training parts' oracle
+#: (docs/entities.md).
+MAX_ENTITY_CHARS = 300
+
 MODEL_DIR = Path(__file__).parent / "model"
 DEFAULT_MODEL = MODEL_DIR / "entities.json.gz"
 
@@ -73,14 +79,15 @@ class PageCandidates:
 
     def __init__(self, doc: Document, k: int = 8, max_nodes: int = 20000,
                  max_predicates: int = 500000, extended: bool = False,
-                 derived: bool = True) -> None:  # fmt: skip
+                 derived: bool = True, max_chars: int = MAX_ENTITY_CHARS) -> None:  # fmt: skip
         """``derived``: add the lists read inside elements' text (:mod:`.derive`) to the
-        paper's candidates."""
+        paper's candidates; ``max_chars``: see :data:`MAX_ENTITY_CHARS`."""
         t0 = time.perf_counter()
         self.page = PageIndex(doc.root)
         self.candidates, self.info = generate(
             doc.body,
             k=k,
+            max_chars=max_chars,
             extended=extended,
             max_nodes=max_nodes,
             max_predicates=max_predicates,
@@ -233,9 +240,11 @@ def extract_entities(
     k: int = 8,
     max_nodes: int = 20000,
     max_predicates: int = 500000,
+    max_chars: int = MAX_ENTITY_CHARS,
 ) -> EntityResult:
     """The ``top_k`` entity lists of ``html`` (str, bytes, Selector, lxml tree or Document)
-    for ``query``, each ``{"entities", "score", "xpath", "predicates"}``.
+    for ``query``, each ``{"entities", "score", "xpath", "predicates"}``; ``max_chars``:
+    the longest entity read off one element (:data:`MAX_ENTITY_CHARS`).
 
     An empty or missing query raises ``ValueError`` (a configuration error); a page that
     cannot be read or has no list gives an empty result with ``reason``.
@@ -250,7 +259,9 @@ def extract_entities(
     except UnsupportedInput as exc:
         result.reason = exc.reason
         return result
-    pc = PageCandidates(doc, k=k, max_nodes=max_nodes, max_predicates=max_predicates)
+    pc = PageCandidates(
+        doc, k=k, max_nodes=max_nodes, max_predicates=max_predicates, max_chars=max_chars
+    )
     result.info = {k_: v for k_, v in pc.info.items() if k_ != "seconds"}
     if not pc.candidates:
         result.reason = Reason.NO_LIST.value
@@ -268,4 +279,11 @@ def extract_entities(
     return result
 
 
-__all__ = ["EntityResult", "PageCandidates", "extract_entities", "load_model", "rank"]
+__all__ = [
+    "MAX_ENTITY_CHARS",
+    "EntityResult",
+    "PageCandidates",
+    "extract_entities",
+    "load_model",
+    "rank",
+]
