@@ -211,3 +211,20 @@ def test_long_entities_up_to_max_chars():
     assert want not in [c.entities for c in paper.candidates]
     ours = PageCandidates(doc)
     assert want in [c.entities for c in ours.candidates]
+
+
+def test_a_heading_has_few_elements_so_nested_bold_stays_linear():
+    from scrapy_boilerplate.entities.derive import MAX_HEADING_ELEMENTS, _is_heading, sections
+
+    many = "<i>a</i>" * MAX_HEADING_ELEMENTS
+    html = f"<html><body><b>{many}</b><b>{many[8:]}</b></body></html>"
+    doc = sb.parse(html)
+    page = PageIndex(doc.root)
+    first, second = (page.number[b] for b in doc.body.findall("b"))
+    assert not _is_heading(page, first) and _is_heading(page, second)
+    # 2,000 nested <b>: only the innermost few are read as headings
+    deep = "<html><body>" + "<b>x " * 2000 + "</b>" * 2000 + "</body></html>"
+    doc = sb.parse(deep)
+    page = PageIndex(doc.root)
+    _, headings = sections(page, page.number[doc.body])
+    assert 0 < len(headings) <= MAX_HEADING_ELEMENTS

@@ -30,7 +30,8 @@ much to trust it, from a feature of that name):
   "Alumni" selected by one predicate).
   A heading is an ``<h1>``-``<h6>``, a ``<b>`` / ``<strong>``, or a ``<p>`` / ``<div>`` /
   ``<dt>`` whose only content is one of those, of fewer than :data:`MAX_HEADING`
-  characters.
+  characters and :data:`MAX_HEADING_ELEMENTS` elements (so that nested bold elements
+  cost no more than a bounded read each).
 
 Every derived entity is cleaned the same way (:func:`clean_entity`). The work is bounded:
 elements with more than :data:`MAX_TEXT` characters of text are skipped (up to
@@ -46,7 +47,7 @@ from functools import lru_cache
 from typing import Any
 
 from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of, text_of
-from scrapy_boilerplate.entities.predicates import ANY, Candidate, path_of
+from scrapy_boilerplate.entities.predicates import ANY, Candidate, _short_text, path_of
 
 MAX_TEXT = 1000
 MAX_DERIVED = 3000
@@ -56,6 +57,7 @@ MAX_GROUPS = 500
 LONG_LINES_TEXT = 20000
 MIN_BREAKS = 5
 MAX_HEADING = 80
+MAX_HEADING_ELEMENTS = 16
 
 #: Elements that may be inside a ``lines`` / ``split`` element (inline content).
 INLINE = frozenset(
@@ -281,7 +283,9 @@ def _is_heading(page: PageIndex, i: int) -> bool:
             return False
     elif tag not in _BOLD:
         return False
-    return 0 < len(text_of(el)) < MAX_HEADING
+    if page.end[i] - i > MAX_HEADING_ELEMENTS:
+        return False
+    return _short_text(el, MAX_HEADING) is not None
 
 
 def sections(page: PageIndex, start: int) -> tuple[list[int], frozenset[int]]:
