@@ -47,7 +47,7 @@ from functools import lru_cache
 from typing import Any
 
 from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of, text_of
-from scrapy_boilerplate.entities.predicates import ANY, Candidate, _short_text, path_of
+from scrapy_boilerplate.entities.predicates import ANY, Candidate, path_of, short_text
 
 MAX_TEXT = 1000
 MAX_DERIVED = 3000
@@ -285,7 +285,7 @@ def _is_heading(page: PageIndex, i: int) -> bool:
         return False
     if page.end[i] - i > MAX_HEADING_ELEMENTS:
         return False
-    return _short_text(el, MAX_HEADING) is not None
+    return short_text(el, MAX_HEADING) is not None
 
 
 def sections(page: PageIndex, start: int) -> tuple[list[int], frozenset[int]]:

@@ -172,11 +172,11 @@ def page_nodes(
     paths: list[tuple[Entry, ...]] = [path_of(root)]
     for i in range(start + 1, stop):
         paths.append((*paths[parents[i] - start], (tags[i], ranks[i] + 1)))
-    texts = [_short_text(el, max_chars) for el in elements]
+    texts = [short_text(el, max_chars) for el in elements]
     return PageNodes(elements, paths, texts, index.local_last[start:stop], truncated)
 
 
-def _short_text(el: Any, max_chars: int) -> str | None:
+def short_text(el: Any, max_chars: int) -> str | None:
     """The element's text, whitespace collapsed, if non-empty and shorter than
     ``max_chars``; reading stops as soon as it is too long (big containers cost little)."""
     parts: list[str] = []
@@ -327,4 +327,4 @@ def _expand(
     return False
 
 
-__all__ = ["Candidate", "Predicate", "generate", "page_nodes", "path_of"]
+__all__ = ["Candidate", "Predicate", "generate", "page_nodes", "path_of", "short_text"]
