@@ -69,6 +69,8 @@ _BREAKS = frozenset(("br", "hr"))
 _SECTION_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 _BOLD = frozenset(("b", "strong"))
 _HEADING_BLOCKS = frozenset(("p", "div", "dt"))
+#: The tags :func:`_is_heading` may accept (any other element is no heading).
+_HEADING_TAGS = _SECTION_HEADINGS | _BOLD | _HEADING_BLOCKS
 _SEPARATORS = re.compile(r"\s*(?:[,;|\u2022\u00b7\u25aa\u25cf]|\s(?:and|&)\s)\s*")
 _HEAD_CUT = re.compile(r"[,:]\s|\s[(\[]|\s[\u2013\u2014-]\s|\s\|\s|[(\[]")
 _NUMBERING = re.compile(r"^(?:\(?\d{1,4}[.)]|[\u2022\u00b7\u25aa\u25cf*-])\s+")
@@ -303,10 +305,7 @@ def sections(page: PageIndex, start: int) -> tuple[list[int], frozenset[int]]:
         while open_ and end[open_[-1]] <= i:
             current = open_.pop()
         out.append(current)
-        tag = tags[i]
-        if (tag in _SECTION_HEADINGS or tag in _BOLD or tag in _HEADING_BLOCKS) and _is_heading(
-            page, i
-        ):
+        if tags[i] in _HEADING_TAGS and _is_heading(page, i):
             open_.append(i)
             headings.append(i)
     return out, frozenset(headings)
@@ -314,10 +313,10 @@ def sections(page: PageIndex, start: int) -> tuple[list[int], frozenset[int]]:
 
 def _section_runs(
     cand: Candidate, page: PageIndex, section: list[int], headings: frozenset[int], start: int
-) -> list[tuple[list[int], list[str]]]:
+) -> list[tuple[list[int], list[Any], list[str]]]:
     """``cand``'s elements cut where their section changes and at the headings among
-    them: (element numbers, entities) of each run of two or more; nothing for a list
-    within one section."""
+    them: (element numbers, elements, entities) of each run of two or more; nothing for
+    a list within one section."""
     nums = [page.number[node] for node in cand.nodes]
     ids = [-2 - i if i in headings else section[i - start] for i in nums]
     if len(set(ids)) == 1:
@@ -327,7 +326,7 @@ def _section_runs(
     for k in range(1, len(ids) + 1):
         if k == len(ids) or ids[k] != ids[first]:
             if k - first >= 2:
-                runs.append((nums[first:k], cand.entities[first:k]))
+                runs.append((nums[first:k], cand.nodes[first:k], cand.entities[first:k]))
             first = k
     return runs
 
@@ -406,9 +405,8 @@ def derive(
         if len(cand.nodes) < 3 or len(cand.nodes) != len(cand.entities):
             continue
         name = f"{cand.transform}+section" if cand.transform else "section"
-        for nums, entities in _section_runs(cand, page, section, headings, start):
+        for nums, els, entities in _section_runs(cand, page, section, headings, start):
             pattern = _group_pattern(page, nums, start, memo)
-            els = [page.elements[i] for i in nums]
             if add(Candidate(els, entities, [pattern], 1, nums[0] - start, name)):
                 return out
     return out
