@@ -27,6 +27,12 @@ the fallback (it declares its twin with ``core.compiled.twin``);
   content score per container, with the same chains, the same sums in the same order and
   the same choices, in loops instead of a dozen array operations, and the scored
   containers' weights read through libxml2's parent pointers;
+- :func:`block_columns` is ``features._columns``: the block feature matrix written row by
+  row from the blocks' counts, with the reference's float64 arithmetic and one rounding
+  to float32 per value, instead of a hundred array operations on its columns;
+- :func:`sample_hits` is ``features._sample_hits``: the page's first words and how many
+  of them are English stopwords (is the page English?), read where they stand instead of
+  split into strings;
 - :class:`Forest` (with :func:`onnx_tree_nodes`, which reads the trees out of the ONNX
   file) scores the model's trees as onnxruntime's session does, the same float32 sums in
   the same order and the same post-transforms, without a session call's fixed costs
@@ -51,7 +57,7 @@ from cpython.unicode cimport (
     PyUnicode_READ,
 )
 from libc.float cimport FLT_MAX
-from libc.math cimport expf, fabsf, isnan
+from libc.math cimport expf, fabsf, isnan, log1p
 from libc.stdlib cimport qsort
 from libc.string cimport strcmp
 
@@ -607,6 +613,46 @@ def word_counts(list lowers, frozenset stoplist, frozenset title, tuple substrin
     return tuple(out)
 
 
+def sample_hits(list lowers, frozenset stoplist, Py_ssize_t limit):
+    """``features._sample_hits``: how many of the texts' first ``limit`` words there are
+    (split at white space as ``str.split`` splits) and how many of them are in
+    ``stoplist``, each word looked up by its hash and code points where it stands."""
+    cdef _WordSet stop_set = _word_set_of(stoplist)
+    cdef Py_ssize_t words = 0, hits = 0, b, i, s = 0, length
+    cdef unsigned long long h = _FNV_OFFSET
+    cdef int kind
+    cdef void* data
+    cdef Py_UCS4 ch
+    cdef str text
+    cdef bint in_word
+    for b in range(len(lowers)):
+        if words >= limit:
+            break
+        text = <str>lowers[b]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        length = PyUnicode_GET_LENGTH(text)
+        in_word = False
+        for i in range(length + 1):
+            if i < length:
+                ch = PyUnicode_READ(kind, data, i)
+                if not Py_UNICODE_ISSPACE(ch):
+                    if not in_word:
+                        in_word = True
+                        s = i
+                        h = _FNV_OFFSET
+                    h = (h ^ <unsigned long long>ch) * _FNV_PRIME
+                    continue
+            if in_word:  # a word ends at i (white space or the text's end)
+                in_word = False
+                if words >= limit:
+                    break
+                words += 1
+                if stop_set.contains(kind, data, s, i, h):
+                    hits += 1
+    return words, hits
+
+
 cdef inline str _parent_key(str xpath):
     return xpath[: xpath.rfind("/")]
 
@@ -831,6 +877,207 @@ def container_features(
         lv = chains[row, 0]
         o[i, c_parent] = <float>((final[lv] if lv >= 0 and scored[lv] else 0.0) / top_score)
         o[i, c_share] = <float>(top_chars / total)
+    return out
+
+
+# -- the block features' columns ---------------------------------------------------------
+
+#: rows of ``block_columns``' ``counts`` argument (``features._compiled_columns``)
+cdef enum:
+    _CHARS, _WORDS, _STOP, _LINKS, _GOOD, _DIGITS, _PUNCTUATION, _SEPARATORS, _CAPITALS
+    _LETTERS, _ENDS_SENTENCE, _IN_TITLE, _DUPLICATE, _COPYRIGHT, _LOG_CHARS, _LOG_WORDS
+    _LOG_SENTENCES, _COUNT_ROWS
+
+
+cdef inline double _at_least(double v, double floor) noexcept:
+    return v if v >= floor else floor
+
+
+cdef inline double _at_most_one(double v) noexcept:
+    return v if v <= 1.0 else 1.0
+
+
+def block_columns(
+    list blocks,
+    const double[:, ::1] counts,
+    const double[:, ::1] paths,
+    const Py_ssize_t[::1] cf_codes,
+    list owns,
+    list aboves,
+    const Py_ssize_t[::1] parent_ids,
+    const Py_ssize_t[::1] grand_ids,
+    const float[:, ::1] container,
+    const double[::1] log1p_of,
+    dict columns,
+    dict tag_kinds,
+    Py_ssize_t n_groups,
+    Py_ssize_t n_ancestors,
+):
+    """``features._columns``: the block feature matrix, row by row, from the counts
+    (``counts``: the rows named above, ``log1p_of``: NumPy's ``log1p`` of 0 to n), with
+    the reference's float64 arithmetic (the sums over parents and the running sums are
+    of whole numbers, so exact in any order) and each value rounded to float32 once
+    (``columns``: each name's column; ``tag_kinds``: a tag's kind)."""
+    import numpy as np
+
+    cdef Py_ssize_t n = len(blocks)
+    cdef Py_ssize_t width = len(columns)
+    out = np.zeros((n, width), dtype=np.float32)
+    if n == 0:
+        return out
+    if (
+        counts.shape[0] != _COUNT_ROWS or counts.shape[1] != n or paths.shape[0] != n
+        or paths.shape[1] != 3 + n_ancestors or cf_codes.shape[0] != n or len(owns) != n
+        or len(aboves) != n or parent_ids.shape[0] != n or grand_ids.shape[0] != n
+        or container.shape[0] != n or log1p_of.shape[0] != n + 1 or n_groups > 62
+    ):
+        raise Unsupported("the counts differ in length")
+    cdef float[:, ::1] o = out
+    cdef Py_ssize_t c_log_chars = columns["log_chars"], c_log_words = columns["log_words"]
+    cdef Py_ssize_t c_stop = columns["stopword_density"], c_link = columns["link_density"]
+    cdef Py_ssize_t c_avg = columns["avg_word_length"], c_punct = columns["punctuation_ratio"]
+    cdef Py_ssize_t c_digit = columns["digit_ratio"], c_capital = columns["capital_ratio"]
+    cdef Py_ssize_t c_ends = columns["ends_sentence"], c_sentences = columns["sentences"]
+    cdef Py_ssize_t c_copyright = columns["copyright"], c_separators = columns["separators"]
+    cdef Py_ssize_t c_markup = columns["markup_per_word"], c_cf = columns["cf_good"]
+    cdef Py_ssize_t c_good = columns["justext_good"], c_other = columns["tag_other"]
+    cdef Py_ssize_t c_first_tag = columns["tag_p"], c_depth = columns["depth"]
+    cdef Py_ssize_t c_heading = columns["heading"], c_in = columns["in_article"]
+    cdef Py_ssize_t c_own = columns["own_content"], c_above = columns["above_content"]
+    cdef Py_ssize_t c_position = columns["position"]
+    cdef Py_ssize_t c_char_position = columns["char_position"]
+    cdef Py_ssize_t c_around = columns["good_around"], c_before = columns["good_before"]
+    cdef Py_ssize_t c_after = columns["good_after"]
+    cdef Py_ssize_t c_page_blocks = columns["page_log_blocks"]
+    cdef Py_ssize_t c_page_chars = columns["page_log_chars"]
+    cdef Py_ssize_t c_page_good = columns["page_good_share"]
+    cdef Py_ssize_t c_page_links = columns["page_link_density"]
+    cdef Py_ssize_t c_in_title = columns["in_title"], c_duplicate = columns["duplicate"]
+    cdef Py_ssize_t c_container = columns["rd_in_top"]
+    cdef Py_ssize_t n_container = container.shape[1]
+    # the containers' columns: share, blocks, link density, good share (parent, grand)
+    cdef Py_ssize_t c_family[2][4]
+    cdef Py_ssize_t c_neighbour[4][4]  # [offset -2, -1, +1, +2][log chars, links, stop, good]
+    cdef Py_ssize_t f, k, i, j, level
+    for f, prefix in enumerate(("parent", "grand")):
+        for k, what in enumerate(("share", "blocks", "link_density", "good_share")):
+            c_family[f][k] = columns[f"{prefix}_{what}"]
+    for f, offset in enumerate(("-2", "-1", "+1", "+2")):
+        for k, what in enumerate(("log_chars", "link_density", "stopword_density", "good")):
+            c_neighbour[f][k] = columns[f"n{offset}_{what}"]
+    cdef int offsets[4]
+    offsets[:] = [-2, -1, 1, 2]
+    cdef float pads[4]
+    pads[:] = [0.0, 1.0, 0.0, 0.0]
+    cdef Py_ssize_t from_columns[4]
+    from_columns[:] = [c_log_chars, c_link, c_stop, c_good]
+    cdef const double[::1] chars = counts[_CHARS]
+    cdef const double[::1] links = counts[_LINKS]
+    cdef const double[::1] good = counts[_GOOD]
+    cdef double total = 0.0, link_total = 0.0, good_total = 0.0
+    for i in range(n):
+        total += chars[i]
+        link_total += links[i]
+        good_total += chars[i] * good[i]
+    if total == 0.0:
+        total = 1.0
+    # each parent's and grandparent's sums: characters, blocks, link and good characters
+    sums_a = np.zeros((2, n, 4), dtype=np.float64)
+    cdef double[:, :, ::1] sums = sums_a
+    cdef const Py_ssize_t[::1] ids
+    for level in range(2):
+        ids = parent_ids if level == 0 else grand_ids
+        for i in range(n):
+            j = ids[i]
+            if j < 0 or j >= n:
+                raise Unsupported("a container number out of range")
+            sums[level, j, 0] += chars[i]
+            sums[level, j, 1] += 1.0
+            sums[level, j, 2] += links[i]
+            sums[level, j, 3] += chars[i] * good[i]
+    good_cum_a = np.zeros(n + 1, dtype=np.float64)
+    cdef double[::1] good_cum = good_cum_a
+    for i in range(n):
+        good_cum[i + 1] = good_cum[i] + good[i]
+    cdef double c, words, safe_words, safe_chars, gc, char_cum = 0.0
+    cdef double page_blocks = log1p(<double>n), page_chars = log1p(total)
+    cdef double page_good = good_total / total, page_links = link_total / total
+    cdef long long own, above
+    cdef Py_ssize_t code, kind, lo, hi
+    cdef Py_ssize_t other_kind = c_other - c_first_tag
+    for i in range(n):
+        block = blocks[i]
+        c = chars[i]
+        words = counts[_WORDS, i]
+        safe_words = _at_least(words, 1.0)
+        safe_chars = _at_least(c, 1.0)
+        o[i, c_log_chars] = <float>counts[_LOG_CHARS, i]
+        o[i, c_log_words] = <float>counts[_LOG_WORDS, i]
+        o[i, c_stop] = <float>(counts[_STOP, i] / safe_words)
+        o[i, c_link] = <float>_at_most_one(links[i] / safe_chars)
+        o[i, c_avg] = <float>(counts[_LETTERS, i] / safe_words)
+        o[i, c_punct] = <float>(counts[_PUNCTUATION, i] / safe_chars)
+        o[i, c_digit] = <float>(counts[_DIGITS, i] / safe_chars)
+        o[i, c_capital] = <float>(counts[_CAPITALS, i] / safe_words)
+        o[i, c_ends] = <float>counts[_ENDS_SENTENCE, i]
+        o[i, c_sentences] = <float>counts[_LOG_SENTENCES, i]
+        o[i, c_copyright] = <float>counts[_COPYRIGHT, i]
+        o[i, c_separators] = <float>(counts[_SEPARATORS, i] / safe_words)
+        o[i, c_markup] = <float>(<double>(<Py_ssize_t>block.tags_count) / safe_words)
+        code = cf_codes[i]
+        if code < 0 or code > 3:
+            raise Unsupported("a context-free class out of range")
+        o[i, c_cf + code] = 1.0
+        o[i, c_good] = <float>good[i]
+        found = tag_kinds.get(block.tag)
+        kind = other_kind if found is None else <Py_ssize_t>found
+        o[i, c_first_tag + kind] = 1.0
+        o[i, c_depth] = <float>paths[i, 0]
+        o[i, c_heading] = <float>paths[i, 1]
+        for k in range(n_ancestors):
+            o[i, c_in + k] = <float>paths[i, 3 + k]
+        own = owns[i]
+        above = aboves[i]
+        for k in range(n_groups):
+            if (own >> k) & 1:
+                o[i, c_own + k] = 1.0
+            if (above >> k) & 1:
+                o[i, c_above + k] = 1.0
+        for level in range(2):
+            j = parent_ids[i] if level == 0 else grand_ids[i]
+            gc = sums[level, j, 0]
+            o[i, c_family[level][0]] = <float>(gc / total)
+            o[i, c_family[level][1]] = <float>log1p_of[<Py_ssize_t>sums[level, j, 1]]
+            o[i, c_family[level][2]] = <float>_at_most_one(sums[level, j, 2] / _at_least(gc, 1.0))
+            o[i, c_family[level][3]] = <float>(sums[level, j, 3] / _at_least(gc, 1.0))
+        o[i, c_position] = <float>(<double>i / <double>(n - 1 if n > 1 else 1))
+        o[i, c_char_position] = <float>(char_cum / total)
+        char_cum += c
+        lo = i - 5 if i >= 5 else 0
+        hi = i + 6 if i + 6 <= n else n
+        o[i, c_around] = <float>((good_cum[hi] - good_cum[lo]) / <double>(hi - lo))
+        o[i, c_before] = <float>(good_cum[i] / <double>(i if i > 1 else 1))
+        o[i, c_after] = <float>(
+            (good_cum[n] - good_cum[i + 1]) / <double>(n - i - 1 if n - i - 1 > 1 else 1)
+        )
+        o[i, c_page_blocks] = <float>page_blocks
+        o[i, c_page_chars] = <float>page_chars
+        o[i, c_page_good] = <float>page_good
+        o[i, c_page_links] = <float>page_links
+        o[i, c_in_title] = <float>counts[_IN_TITLE, i]
+        o[i, c_duplicate] = <float>counts[_DUPLICATE, i]
+        for k in range(n_container):
+            o[i, c_container + k] = container[i, k]
+    # the neighbours' values: their own cells (already rounded, as the reference copies
+    # float32 log lengths and rounds the others the same way), a pad past either end
+    for i in range(n):
+        for f in range(4):
+            j = i + offsets[f]
+            for k in range(4):
+                if 0 <= j < n:
+                    o[i, c_neighbour[f][k]] = o[j, from_columns[k]]
+                else:
+                    o[i, c_neighbour[f][k]] = pads[k]
     return out
 
 

@@ -32,7 +32,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -438,30 +438,58 @@ def _ends_sentence(text: str) -> bool:
     return tail[-1:] in _ENDS
 
 
-def stoplist_name(doc: Document, blocks: list[TextBlock]) -> str:
+def stoplist_name(doc: Document, blocks: list[TextBlock], lowers: list[str] | None = None) -> str:
     """The jusText stoplist of the page: the declared language's where it has one, else
     English when the first words are English enough, else the best guess over every
-    stoplist on the first :data:`STOPLIST_SAMPLE_WORDS` words (English without words)."""
+    stoplist on the first :data:`STOPLIST_SAMPLE_WORDS` words (English without words).
+    ``lowers``: the blocks' texts lower-cased, where the caller has them."""
     declared = languages.declared_language(doc.declared_language)
     if declared is not None:
         return declared
-    words: list[str] = []
-    for b in blocks:
-        words.extend(b.text.lower().split())
-        if len(words) >= STOPLIST_SAMPLE_WORDS:
-            break
-    words = words[:STOPLIST_SAMPLE_WORDS]
+    if lowers is None:
+        lowers = [b.text.lower() for b in _first_words(blocks)]
     english = languages.stoplist("English")
-    if not words or sum(map(english.__contains__, words)) >= ENGLISH_SHARE * len(words):
+    words, hits = _sample_hits(lowers, english, STOPLIST_SAMPLE_WORDS)
+    if not words or hits >= ENGLISH_SHARE * words:
         return "English"
-    guessed, _ = languages.guess(words)
+    guessed, _ = languages.guess(_sample(lowers, STOPLIST_SAMPLE_WORDS))
     return guessed or "English"
 
 
-def page_language(doc: Document, blocks: list[TextBlock]) -> str:
+def _first_words(blocks: list[TextBlock]) -> list[TextBlock]:
+    """The first blocks that hold :data:`STOPLIST_SAMPLE_WORDS` words (all of them where
+    the page has fewer), counted as ``str.split`` counts them."""
+    count = 0
+    for k, b in enumerate(blocks):
+        count += len(b.text.split())
+        if count >= STOPLIST_SAMPLE_WORDS:
+            return blocks[: k + 1]
+    return blocks
+
+
+def _sample(lowers: list[str], limit: int) -> list[str]:
+    """The first ``limit`` words of the texts, in order (split as ``str.split`` splits)."""
+    words: list[str] = []
+    for text in lowers:
+        words.extend(text.split())
+        if len(words) >= limit:
+            break
+    return words[:limit]
+
+
+@_compiled.twin("sample_hits", module=COMPILED)
+def _sample_hits(lowers: list[str], stoplist: frozenset[str], limit: int) -> tuple[int, int]:
+    """How many words :func:`_sample` takes, and how many of them are in ``stoplist``;
+    compiled where ``_speedups`` is built (the words read where they stand, each looked up
+    by its hash, no string made for it)."""
+    words = _sample(lowers, limit)
+    return len(words), sum(map(stoplist.__contains__, words))
+
+
+def page_language(doc: Document, blocks: list[TextBlock], lowers: list[str] | None = None) -> str:
     """The jusText stoplist the features read the page with (:func:`stoplist_name`),
     chosen once per document."""
-    return doc.cached("auto_language", lambda: stoplist_name(doc, blocks))
+    return doc.cached("auto_language", lambda: stoplist_name(doc, blocks, lowers))
 
 
 def language_code(name: str) -> str:
@@ -470,9 +498,11 @@ def language_code(name: str) -> str:
     return languages.iso_code(name) or name
 
 
-def _stoplist(doc: Document, blocks: list[TextBlock]) -> frozenset[str]:
+def _stoplist(
+    doc: Document, blocks: list[TextBlock], lowers: list[str] | None = None
+) -> frozenset[str]:
     """The page's stoplist (:func:`page_language`; empty for the language-independent mode)."""
-    language = page_language(doc, blocks)
+    language = page_language(doc, blocks, lowers)
     return frozenset() if language == languages.INDEPENDENT else languages.stoplist(language)
 
 
@@ -577,21 +607,23 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     """The ``(n, WIDTH)`` float32 matrix of :data:`NAMES` for the page's section blocks."""
     if blocks is None:
         blocks = doc.section_blocks()
-    n = len(blocks)
-    x = np.zeros((n, WIDTH), dtype=np.float32)
-    if not n:
-        return x
-    stoplist = _stoplist(doc, blocks)
+    if not blocks:
+        return np.zeros((0, WIDTH), dtype=np.float32)
+    return _columns(blocks, block_counts(doc, blocks))
+
+
+def block_counts(doc: Document, blocks: list[TextBlock]) -> BlockCounts:
+    """What the block features are made from (:class:`BlockCounts`), for ``blocks`` of
+    ``doc``: the counts of each block's text, jusText's classes, the keyword groups of
+    its elements, its containers and Readability's view of them."""
     texts = [b.text for b in blocks]
     chars = np.array([len(t) for t in texts], dtype=np.float64)
     lowers = [t.lower() for t in texts]
+    stoplist = _stoplist(doc, blocks, lowers)
     n_words, stop, in_title, duplicate, copyright = _word_counts(
         lowers, stoplist, _title_words(doc), _COPYRIGHT
     )
     links = np.array([b.link_chars for b in blocks], dtype=np.float64)
-    link_density = np.minimum(1.0, links / np.maximum(chars, 1.0))
-    safe_words = np.maximum(n_words, 1.0)
-    stop_density = stop / safe_words
     # what a tag path says, once per distinct path (a page has far fewer paths than blocks)
     paths = _path_table([b.tag_path for b in blocks])
     headings = paths[:, 1]
@@ -601,13 +633,140 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     cf = [_CF_CODES[c] for c in cf_codes.tolist()]
     final = classify_context_sensitive(blocks, cf, (headings > 0).tolist())
     good = np.array([c == GOOD for c in final], dtype=np.float64)
+    owns, aboves = _element_masks(blocks)
+    parent_keys = [
+        xpath.rsplit("/", 2)[0] if xpath.count("/") > 1 else ""
+        for xpath in (b.xpath for b in blocks)
+    ]
+    parent_ids, parents = _ids(parent_keys)
+    # the grandparent's key is the parent's without its last step (none above /html/body)
+    grand_of, _ = _ids([k.rsplit("/", 1)[0] if "/" in k else "" for k in parents])
+    return BlockCounts(
+        chars,
+        n_words,
+        stop,
+        links,
+        paths,
+        cf_codes,
+        good,
+        _text_counts(texts, chars),
+        in_title,
+        duplicate,
+        copyright,
+        owns,
+        aboves,
+        parent_ids,
+        grand_of[parent_ids],
+        containers.container_features(blocks, texts, chars, links),
+    )
+
+
+class BlockCounts(NamedTuple):
+    """What :func:`block_features` counts of each block before its columns are made
+    (:func:`_columns`): float64 arrays of one value per block unless said otherwise."""
+
+    chars: np.ndarray
+    n_words: np.ndarray
+    #: stopwords among the words
+    stop: np.ndarray
+    #: characters inside links
+    links: np.ndarray
+    #: :func:`_path_table`'s rows
+    paths: np.ndarray
+    #: jusText's context-free class, as its index in :data:`_CF_CODES` (intp)
+    cf_codes: np.ndarray
+    #: 1.0 where jusText's final class is good
+    good: np.ndarray
+    #: :func:`_text_counts`: digits, punctuation, separators, capitalised words, letters,
+    #: sentence breaks and whether the text ends a sentence
+    text: tuple[np.ndarray, ...]
+    in_title: np.ndarray
+    duplicate: np.ndarray
+    copyright: np.ndarray
+    #: :func:`_element_masks`: the keyword groups of the element and its parent, and of
+    #: every element above (ints)
+    owns: list[int]
+    aboves: list[int]
+    #: each block's parent and grandparent, numbered (intp)
+    parent_ids: np.ndarray
+    grand_ids: np.ndarray
+    #: :func:`containers.container_features`' matrix
+    container: np.ndarray
+
+
+def _compiled_columns(blocks: list[TextBlock], counts: BlockCounts) -> tuple[Any, ...]:
+    """The compiled :func:`_columns`' arguments: the counts as contiguous arrays, the
+    logarithms made by NumPy (the reference's own, whichever implementation NumPy
+    dispatches to), and the column numbers."""
+    n = len(blocks)
+    digits, punctuation, separators, capitals, letters, sentences, ends = counts.text
+    return (
+        blocks,
+        np.ascontiguousarray(
+            np.vstack(
+                (
+                    counts.chars,
+                    counts.n_words,
+                    counts.stop,
+                    counts.links,
+                    counts.good,
+                    digits,
+                    punctuation,
+                    separators,
+                    capitals,
+                    letters,
+                    ends,
+                    counts.in_title,
+                    counts.duplicate,
+                    counts.copyright,
+                    np.log1p(counts.chars),
+                    np.log1p(counts.n_words),
+                    np.log1p(sentences),
+                )
+            ),
+            dtype=np.float64,
+        ),
+        np.ascontiguousarray(counts.paths, dtype=np.float64),
+        np.ascontiguousarray(counts.cf_codes, dtype=np.intp),
+        counts.owns,
+        counts.aboves,
+        np.ascontiguousarray(counts.parent_ids, dtype=np.intp),
+        np.ascontiguousarray(counts.grand_ids, dtype=np.intp),
+        np.ascontiguousarray(counts.container, dtype=np.float32),
+        np.log1p(np.arange(n + 1, dtype=np.float64)),
+        _INDEX,
+        _TAG_KIND,
+        len(_GROUPS),
+        len(ANCESTOR_TAGS),
+    )
+
+
+@_compiled.twin("block_columns", module=COMPILED, arguments=_compiled_columns)
+def _columns(blocks: list[TextBlock], counts: BlockCounts) -> np.ndarray:
+    """The ``(n, WIDTH)`` float32 matrix of :data:`NAMES` from what was counted of the
+    blocks; compiled where ``_speedups`` is built (one pass over the blocks that writes
+    each row, instead of a hundred array operations on columns: the same float64
+    arithmetic, each value rounded to float32 once)."""
+    n = len(blocks)
+    x = np.zeros((n, WIDTH), dtype=np.float32)
+    chars, n_words, stop, links, good = (
+        counts.chars,
+        counts.n_words,
+        counts.stop,
+        counts.links,
+        counts.good,
+    )
+    paths, cf_codes = counts.paths, counts.cf_codes
+    link_density = np.minimum(1.0, links / np.maximum(chars, 1.0))
+    safe_words = np.maximum(n_words, 1.0)
+    stop_density = stop / safe_words
 
     col = _INDEX
     x[:, col["log_chars"]] = np.log1p(chars)
     x[:, col["log_words"]] = np.log1p(n_words)
     x[:, col["stopword_density"]] = stop_density
     x[:, col["link_density"]] = link_density
-    digits, punctuation, separators, capitals, letters, sentences, ends = _text_counts(texts, chars)
+    digits, punctuation, separators, capitals, letters, sentences, ends = counts.text
     x[:, col["avg_word_length"]] = letters / safe_words
     safe_chars = np.maximum(chars, 1.0)
     x[:, col["punctuation_ratio"]] = punctuation / safe_chars
@@ -615,7 +774,7 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["capital_ratio"]] = capitals / safe_words
     x[:, col["ends_sentence"]] = ends
     x[:, col["sentences"]] = np.log1p(sentences)
-    x[:, col["copyright"]] = copyright
+    x[:, col["copyright"]] = counts.copyright
     x[:, col["separators"]] = separators / safe_words
     x[:, col["markup_per_word"]] = [b.tags_count for b in blocks] / safe_words
 
@@ -628,25 +787,19 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     tag_kind = _TAG_KIND.get
     x[np.arange(n), [first_tag + tag_kind(b.tag, other - first_tag) for b in blocks]] = 1.0
     x[:, col["depth"]] = paths[:, 0]
-    x[:, col["heading"]] = headings
+    x[:, col["heading"]] = paths[:, 1]
     first_in = col[f"in_{ANCESTOR_TAGS[0]}"]
     x[:, first_in : first_in + len(ANCESTOR_TAGS)] = paths[:, 3:]
 
-    owns, aboves = _element_masks(blocks)
     own0, above0 = col[f"own_{_GROUPS[0]}"], col[f"above_{_GROUPS[0]}"]
-    x[:, own0 : own0 + len(_GROUPS)] = (np.array(owns, dtype=np.int64)[:, None] & _BITS) > 0
-    x[:, above0 : above0 + len(_GROUPS)] = (np.array(aboves, dtype=np.int64)[:, None] & _BITS) > 0
+    owns = np.array(counts.owns, dtype=np.int64)[:, None]
+    aboves = np.array(counts.aboves, dtype=np.int64)[:, None]
+    x[:, own0 : own0 + len(_GROUPS)] = (owns & _BITS) > 0
+    x[:, above0 : above0 + len(_GROUPS)] = (aboves & _BITS) > 0
 
     total = float(chars.sum()) or 1.0
-    parent_keys = [
-        xpath.rsplit("/", 2)[0] if xpath.count("/") > 1 else ""
-        for xpath in (b.xpath for b in blocks)
-    ]
-    parent_ids, parents = _ids(parent_keys)
-    # the grandparent's key is the parent's without its last step (none above /html/body)
-    grand_of, _ = _ids([k.rsplit("/", 1)[0] if "/" in k else "" for k in parents])
     good_chars = chars * good
-    for prefix, ids in (("parent", parent_ids), ("grand", grand_of[parent_ids])):
+    for prefix, ids in (("parent", counts.parent_ids), ("grand", counts.grand_ids)):
         # sums of whole numbers, so exact in any order
         gc = np.bincount(ids, weights=chars)[ids]
         x[:, col[f"{prefix}_share"]] = gc / total
@@ -684,10 +837,8 @@ def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.n
     x[:, col["page_log_chars"]] = math.log1p(total)
     x[:, col["page_good_share"]] = float((chars * good).sum()) / total
     x[:, col["page_link_density"]] = float(links.sum()) / total
-    x[:, col["in_title"]] = in_title
-    x[:, col["duplicate"]] = duplicate
+    x[:, col["in_title"]] = counts.in_title
+    x[:, col["duplicate"]] = counts.duplicate
     first_rd = col[containers.NAMES[0]]
-    x[:, first_rd : first_rd + len(containers.NAMES)] = containers.container_features(
-        blocks, texts, chars, links
-    )
+    x[:, first_rd : first_rd + len(containers.NAMES)] = counts.container
     return x
