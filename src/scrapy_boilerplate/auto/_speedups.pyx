@@ -397,6 +397,28 @@ cdef inline bint _same_span(int kind, void* data, Py_ssize_t start, int okind, v
     return True
 
 
+cdef inline Py_ssize_t _next_word(int kind, void* data, Py_ssize_t length, Py_ssize_t i,
+                                  Py_ssize_t* start, unsigned long long* h) noexcept:
+    """The next word of a text from ``i`` on (split at white space as ``str.split``
+    splits): its end, with its start and :func:`_word_hash` in ``start`` and ``h``; -1
+    where no word is left."""
+    cdef Py_UCS4 ch
+    cdef unsigned long long hash_ = _FNV_OFFSET
+    while i < length and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+        i += 1
+    if i >= length:
+        return -1
+    start[0] = i
+    while i < length:
+        ch = PyUnicode_READ(kind, data, i)
+        if Py_UNICODE_ISSPACE(ch):
+            break
+        hash_ = (hash_ ^ <unsigned long long>ch) * _FNV_PRIME
+        i += 1
+    h[0] = hash_
+    return i
+
+
 cdef class _WordSet:
     """A set of words (``str``) looked up by a slice of a text, without making the slice
     a string: open addressing on :func:`_word_hash`, every hit checked code point by code
@@ -524,16 +546,15 @@ def word_counts(list lowers, frozenset stoplist, frozenset title, tuple substrin
     cdef double[:, ::1] o = out
     cdef _WordSet stop_set = _word_set_of(stoplist)
     cdef _WordSet title_set = _WordSet(title) if title else None
-    cdef Py_ssize_t k, j, b, i, s, length, words, hits, distinct, shared
+    cdef Py_ssize_t k, j, b, i, s = 0, end, length, words, hits, distinct, shared
     cdef Py_ssize_t starts[_TITLE_WORDS]
     cdef Py_ssize_t ends[_TITLE_WORDS]
     cdef unsigned long long hashes[_TITLE_WORDS]
     cdef unsigned long long h, key
     cdef int kind
     cdef void* data
-    cdef Py_UCS4 ch
     cdef str text
-    cdef bint seen, in_word
+    cdef bint seen
     cdef _Keyed* keyed = <_Keyed*>PyMem_Malloc(max(n, 1) * sizeof(_Keyed))
     if keyed is NULL:
         raise MemoryError()
@@ -545,29 +566,20 @@ def word_counts(list lowers, frozenset stoplist, frozenset title, tuple substrin
             length = PyUnicode_GET_LENGTH(text)
             words = hits = 0
             key = _FNV_OFFSET
-            h = _FNV_OFFSET
-            s = 0
-            in_word = False
-            for i in range(length + 1):
-                if i < length:
-                    ch = PyUnicode_READ(kind, data, i)
-                    if not Py_UNICODE_ISSPACE(ch):
-                        if not in_word:
-                            in_word = True
-                            s = i
-                            h = _FNV_OFFSET
-                        h = (h ^ <unsigned long long>ch) * _FNV_PRIME
-                        continue
-                if in_word:  # a word ends at i (white space or the text's end)
-                    in_word = False
-                    if stop_set.contains(kind, data, s, i, h):
-                        hits += 1
-                    if words < _TITLE_WORDS:
-                        starts[words] = s
-                        ends[words] = i
-                        hashes[words] = h
-                    words += 1
-                    key = (key ^ h) * _FNV_PRIME
+            i = 0
+            while True:
+                end = _next_word(kind, data, length, i, &s, &h)
+                if end < 0:
+                    break
+                if stop_set.contains(kind, data, s, end, h):
+                    hits += 1
+                if words < _TITLE_WORDS:
+                    starts[words] = s
+                    ends[words] = end
+                    hashes[words] = h
+                words += 1
+                key = (key ^ h) * _FNV_PRIME
+                i = end
             o[0, b] = words
             o[1, b] = hits
             o[4, b] = 1.0 if substrings and _holds_any(text, substrings, latin1) else 0.0
@@ -618,13 +630,11 @@ def sample_hits(list lowers, frozenset stoplist, Py_ssize_t limit):
     (split at white space as ``str.split`` splits) and how many of them are in
     ``stoplist``, each word looked up by its hash and code points where it stands."""
     cdef _WordSet stop_set = _word_set_of(stoplist)
-    cdef Py_ssize_t words = 0, hits = 0, b, i, s = 0, length
-    cdef unsigned long long h = _FNV_OFFSET
+    cdef Py_ssize_t words = 0, hits = 0, b, i, s = 0, end, length
+    cdef unsigned long long h = 0
     cdef int kind
     cdef void* data
-    cdef Py_UCS4 ch
     cdef str text
-    cdef bint in_word
     for b in range(len(lowers)):
         if words >= limit:
             break
@@ -632,24 +642,15 @@ def sample_hits(list lowers, frozenset stoplist, Py_ssize_t limit):
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
         length = PyUnicode_GET_LENGTH(text)
-        in_word = False
-        for i in range(length + 1):
-            if i < length:
-                ch = PyUnicode_READ(kind, data, i)
-                if not Py_UNICODE_ISSPACE(ch):
-                    if not in_word:
-                        in_word = True
-                        s = i
-                        h = _FNV_OFFSET
-                    h = (h ^ <unsigned long long>ch) * _FNV_PRIME
-                    continue
-            if in_word:  # a word ends at i (white space or the text's end)
-                in_word = False
-                if words >= limit:
-                    break
-                words += 1
-                if stop_set.contains(kind, data, s, i, h):
-                    hits += 1
+        i = 0
+        while words < limit:
+            end = _next_word(kind, data, length, i, &s, &h)
+            if end < 0:
+                break
+            words += 1
+            if stop_set.contains(kind, data, s, end, h):
+                hits += 1
+            i = end
     return words, hits
 
 
