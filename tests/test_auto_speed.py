@@ -124,6 +124,9 @@ def test_twins_are_declared() -> None:
     assert containers.container_features.compiled is _speedups.container_features
     assert features._columns.compiled is _speedups.block_columns
     assert features._sample_hits.compiled is _speedups.sample_hits
+    assert features._context_free_codes.compiled is _speedups.context_free_codes
+    assert features._path_table.compiled is _speedups.path_table
+    assert features._container_ids.compiled is _speedups.container_ids
 
 
 @needs_build
@@ -991,3 +994,88 @@ def test_block_columns_refuse_counts_of_other_lengths() -> None:
     bad = counts._replace(parent_ids=np.full(len(blocks), len(blocks) + 3, dtype=np.intp))
     with pytest.raises(_compiled.Unsupported):
         _speedups.block_columns(*features._compiled_columns(blocks, bad))
+
+
+def _inputs_both(blocks: list[Any]) -> None:
+    """The compiled tag path table and container numbers are the Python ones."""
+    paths = [b.tag_path for b in blocks]
+    table = features._path_table
+    assert _same_bytes(
+        table.compiled(paths, features._PATH_ROWS, features._path_row, features._PATH_WIDTH),  # type: ignore[misc]
+        table.python(paths),
+    )
+    xpaths = [b.xpath for b in blocks]
+    ids = features._container_ids
+    for a, b in zip(ids.compiled(xpaths), ids.python(xpaths), strict=True):  # type: ignore[misc]
+        assert _same_bytes(a, b)
+
+
+@needs_build
+@pytest.mark.parametrize(("name", "doc"), DOCUMENTS, ids=IDS)
+def test_path_table_and_container_ids_match_python(name: str, doc: Any) -> None:
+    _inputs_both(doc.section_blocks())
+
+
+@needs_build
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated_pages)
+def test_path_table_and_container_ids_match_python_on_generated_pages(html: str) -> None:
+    _inputs_both(_parsed(html).section_blocks())
+
+
+_STEPS = st.lists(st.sampled_from(["div", "p", "div[2]", "", "li[10]"]), max_size=5)
+
+
+@needs_build
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_STEPS.map(lambda steps: "/" + "/".join(steps)), max_size=10))
+def test_container_ids_match_python_on_any_xpaths(xpaths: list[str]) -> None:
+    # (also XPaths with empty steps and none at all: "/", "//p")
+    xpaths += ["", "p", "/p", "a/b"][: len(xpaths) % 5]
+    ids = features._container_ids
+    for a, b in zip(ids.compiled(xpaths), ids.python(xpaths), strict=True):  # type: ignore[misc]
+        assert _same_bytes(a, b)
+
+
+def test_container_ids_of_known_xpaths() -> None:
+    """The reference itself: a parent is the XPath without its last two steps, its
+    grandparent one step shorter, each numbered in order of first appearance."""
+    parents, grands = features._container_ids.python(
+        [
+            "/html/body/div/p/text()",  # parent /html/body/div, grandparent /html/body
+            "/html/body/div/ul/li",  # the same parent
+            "/html/body/aside/p/text()",  # parent /html/body/aside, grandparent /html/body
+            "/html/body/p",  # parent /html, grandparent "" (none)
+            "/html",  # no parent (""), no grandparent
+            "/",
+        ]
+    )
+    assert parents.tolist() == [0, 0, 1, 2, 3, 3]
+    assert grands.tolist() == [0, 0, 0, 1, 1, 1]
+
+
+@needs_build
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(["word", "\u00a9", "&copy", "the", " ", "\u0416"]),
+                     max_size=6).map("".join),
+            st.integers(0, 400), st.integers(0, 60), st.integers(0, 60), st.integers(0, 400),
+            st.booleans(),
+        ),
+        max_size=10,
+    ),
+    st.booleans(),
+)  # fmt: skip
+def test_context_free_codes_match_python_on_any_counts(rows: list[Any], has_stoplist: bool) -> None:
+    texts = [r[0] for r in rows]
+    chars, words, stop, links = (
+        np.array([float(r[k]) for r in rows], dtype=np.float64) for k in range(1, 5)
+    )
+    stop = np.minimum(stop, words)
+    in_select = np.array([r[5] for r in rows], dtype=bool)
+    args = (texts, chars, words, stop, links, in_select, has_stoplist)
+    fn = features._context_free_codes
+    compiled = fn.compiled(*features._compiled_cf_arguments(*args))  # type: ignore[misc]
+    assert _same_bytes(compiled, fn.python(*args))

@@ -27,6 +27,11 @@ the fallback (it declares its twin with ``core.compiled.twin``);
   content score per container, with the same chains, the same sums in the same order and
   the same choices, in loops instead of a dozen array operations, and the scored
   containers' weights read through libxml2's parent pointers;
+- :func:`context_free_codes`, :func:`path_table` and :func:`container_ids` are
+  ``features._context_free_codes`` (jusText's context-free rules, block by block instead
+  of an array operation per rule), ``features._path_table`` (each tag path's memoised row
+  copied into place) and ``features._container_ids`` (each block's parent and grandparent
+  numbered, their keys cut where the slashes are);
 - :func:`block_columns` is ``features._columns``: the block feature matrix written row by
   row from the blocks' counts, with the reference's float64 arithmetic and one rounding
   to float32 per value, instead of a hundred array operations on its columns;
@@ -879,6 +884,129 @@ def container_features(
         o[i, c_parent] = <float>((final[lv] if lv >= 0 and scored[lv] else 0.0) / top_score)
         o[i, c_share] = <float>(top_chars / total)
     return out
+
+
+# -- the block features' inputs --------------------------------------------------------
+
+def context_free_codes(
+    list texts,
+    const double[::1] chars,
+    const double[::1] n_words,
+    const double[::1] stop,
+    const double[::1] links,
+    const unsigned char[::1] in_select,
+    bint has_stoplist,
+    double length_low,
+    double length_high,
+    double stopwords_low,
+    double stopwords_high,
+    double max_link_density,
+):
+    """``features._context_free_codes``: jusText's context-free class of each block as a
+    code (0 good, 1 near-good, 2 short, 3 bad), the same rules with the same float64
+    values, block by block."""
+    import numpy as np
+
+    cdef Py_ssize_t n = len(texts), i
+    if (chars.shape[0] != n or n_words.shape[0] != n or stop.shape[0] != n
+            or links.shape[0] != n or in_select.shape[0] != n):
+        raise Unsupported("the counts differ in length")
+    out = np.full(n, 3, dtype=np.intp)
+    cdef Py_ssize_t[::1] codes = out
+    cdef double low = stopwords_low if has_stoplist else 0.0
+    cdef double high = stopwords_high if has_stoplist else 0.0
+    cdef double density, link_density, c
+    cdef bint short, bad
+    cdef Py_ssize_t code
+    cdef tuple marks = ("\u00a9", "&copy")
+    cdef list latin1 = [b"\xa9", b"&copy"]
+    for i in range(n):
+        c = chars[i]
+        if has_stoplist and n_words[i] > 0:
+            density = stop[i] / n_words[i]
+        else:
+            density = 0.0
+        link_density = links[i] / c if c > 0 else 0.0
+        short = c < length_low
+        bad = (link_density > max_link_density or in_select[i] != 0
+               or (short and links[i] > 0) or _holds_any(<str>texts[i], marks, latin1))
+        code = 3
+        if density >= low or density >= high:
+            code = 1
+        if density >= high and c > length_high:
+            code = 0
+        if short:
+            code = 2
+        if bad:
+            code = 3
+        codes[i] = code
+    return out
+
+
+def path_table(list paths, dict rows, object row_of, Py_ssize_t width):
+    """``features._path_table``: each path's row (``rows``, the process's memo, else
+    ``row_of(path)``, which fills it), copied into one ``(n, width)`` float64 array."""
+    import numpy as np
+
+    cdef Py_ssize_t n = len(paths), i, k, first
+    out = np.empty((n, width), dtype=np.float64)
+    cdef double[:, ::1] o = out
+    cdef const double[::1] row
+    cdef dict seen = {}  # path -> the first block with it
+    for i in range(n):
+        path = paths[i]
+        found = seen.get(path)
+        if found is not None:
+            first = <Py_ssize_t>found
+            o[i, :] = o[first, :]
+            continue
+        value = rows.get(path)
+        if value is None:
+            value = row_of(path)
+        row = value
+        if row.shape[0] != width:
+            raise Unsupported("a path's row of another width")
+        for k in range(width):
+            o[i, k] = row[k]
+        seen[path] = i
+    return out
+
+
+cdef inline Py_ssize_t _number(dict numbers, str key):
+    found = numbers.get(key)
+    if found is not None:
+        return <Py_ssize_t>found
+    cdef Py_ssize_t k = len(numbers)
+    numbers[key] = k
+    return k
+
+
+def container_ids(list xpaths):
+    """``features._container_ids``: each block's parent (its XPath without the last two
+    steps; none within one step of the root) and grandparent (the parent's without its
+    last step), numbered in order of first appearance, cut where the slashes are."""
+    import numpy as np
+
+    cdef Py_ssize_t n = len(xpaths), i, last, cut
+    parents_a = np.empty(n, dtype=np.intp)
+    grands_a = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] parents = parents_a, grands = grands_a
+    cdef dict parent_numbers = {}, grand_numbers = {}
+    cdef list grand_of = []  # parent number -> grandparent number
+    cdef str x, key
+    cdef Py_ssize_t p
+    for i in range(n):
+        x = <str>xpaths[i]
+        last = x.rfind("/")
+        cut = x.rfind("/", 0, last) if last > 0 else -1
+        key = x[:cut] if cut >= 0 else ""
+        p = _number(parent_numbers, key)
+        if p == len(grand_of):  # a new parent: its grandparent
+            last = key.rfind("/")
+            grand_of.append(_number(grand_numbers, key[:last] if last >= 0 else ""))
+        parents[i] = p
+        grands[i] = <Py_ssize_t>grand_of[p]
+    return parents_a, grands_a
 
 
 # -- the block features' columns ---------------------------------------------------------

@@ -513,6 +513,33 @@ _CF_DEFAULTS = {
 _CF_CODES = (GOOD, NEAR_GOOD, SHORT, BAD)
 
 
+def _compiled_cf_arguments(
+    texts: list[str],
+    chars: np.ndarray,
+    n_words: np.ndarray,
+    stop: np.ndarray,
+    links: np.ndarray,
+    in_select: np.ndarray,
+    has_stoplist: bool,
+) -> tuple[Any, ...]:
+    d = _CF_DEFAULTS
+    return (
+        texts,
+        np.ascontiguousarray(chars, dtype=np.float64),
+        np.ascontiguousarray(n_words, dtype=np.float64),
+        np.ascontiguousarray(stop, dtype=np.float64),
+        np.ascontiguousarray(links, dtype=np.float64),
+        np.ascontiguousarray(in_select, dtype=np.uint8),
+        has_stoplist,
+        float(d["length_low"]),
+        float(d["length_high"]),
+        float(d["stopwords_low"]),
+        float(d["stopwords_high"]),
+        float(d["max_link_density"]),
+    )
+
+
+@_compiled.twin("context_free_codes", module=COMPILED, arguments=_compiled_cf_arguments)
 def _context_free_codes(
     texts: list[str],
     chars: np.ndarray,
@@ -527,7 +554,8 @@ def _context_free_codes(
     :data:`_CF_CODES` (good, near-good, short, bad), from the counts the features make
     anyway (``stop``: stopwords among the ``n_words`` lower-cased words of each of
     ``texts``; ``in_select``: a ``select`` on the block's tag path): the same rules, in
-    their order, on whole arrays."""
+    their order, on whole arrays; compiled where ``_speedups`` is built (the rules block by
+    block, without an array operation per rule)."""
     d = _CF_DEFAULTS
     low, high = (d["stopwords_low"], d["stopwords_high"]) if has_stoplist else (0.0, 0.0)
     if has_stoplist:
@@ -593,14 +621,34 @@ def _path_row(path: str) -> np.ndarray:
     return row
 
 
+@_compiled.twin(
+    "path_table",
+    module=COMPILED,
+    arguments=lambda paths: (paths, _PATH_ROWS, _path_row, _PATH_WIDTH),
+)
 def _path_table(paths: list[str]) -> np.ndarray:
     """Each block's :func:`_path_row` (its tag path's depth, heading, ``select`` and
     ancestor flags), as one ``(n, 3 + len(ANCESTOR_TAGS))`` float64 array: the distinct
-    paths' rows (a page has far fewer paths than blocks), taken once per block."""
+    paths' rows (a page has far fewer paths than blocks), taken once per block; compiled
+    where ``_speedups`` is built (each row copied into place, without a list of the
+    paths' numbers and an array of the distinct rows)."""
     ids, distinct = _ids(paths)
     if not distinct:
         return np.zeros((0, _PATH_WIDTH), dtype=np.float64)
     return np.stack([_path_row(p) for p in distinct])[ids]
+
+
+@_compiled.twin("container_ids", module=COMPILED)
+def _container_ids(xpaths: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each block's parent and grandparent container (intp), numbered in order of first
+    appearance, from the blocks' XPaths: a block's parent is its XPath without the last
+    two steps (none for a block at most one step below the root), the grandparent the
+    parent's without its last step; compiled where ``_speedups`` is built (the keys cut
+    where the slashes are, without a list of the parts)."""
+    parent_keys = [x.rsplit("/", 2)[0] if x.count("/") > 1 else "" for x in xpaths]
+    parent_ids, parents = _ids(parent_keys)
+    grand_of, _ = _ids([k.rsplit("/", 1)[0] if "/" in k else "" for k in parents])
+    return parent_ids, grand_of[parent_ids]
 
 
 def block_features(doc: Document, blocks: list[TextBlock] | None = None) -> np.ndarray:
@@ -634,13 +682,7 @@ def block_counts(doc: Document, blocks: list[TextBlock]) -> BlockCounts:
     final = classify_context_sensitive(blocks, cf, (headings > 0).tolist())
     good = np.array([c == GOOD for c in final], dtype=np.float64)
     owns, aboves = _element_masks(blocks)
-    parent_keys = [
-        xpath.rsplit("/", 2)[0] if xpath.count("/") > 1 else ""
-        for xpath in (b.xpath for b in blocks)
-    ]
-    parent_ids, parents = _ids(parent_keys)
-    # the grandparent's key is the parent's without its last step (none above /html/body)
-    grand_of, _ = _ids([k.rsplit("/", 1)[0] if "/" in k else "" for k in parents])
+    parent_ids, grand_ids = _container_ids([b.xpath for b in blocks])
     return BlockCounts(
         chars,
         n_words,
@@ -656,7 +698,7 @@ def block_counts(doc: Document, blocks: list[TextBlock]) -> BlockCounts:
         owns,
         aboves,
         parent_ids,
-        grand_of[parent_ids],
+        grand_ids,
         containers.container_features(blocks, texts, chars, links),
     )
 
