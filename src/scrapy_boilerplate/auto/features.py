@@ -513,28 +513,18 @@ _CF_DEFAULTS = {
 _CF_CODES = (GOOD, NEAR_GOOD, SHORT, BAD)
 
 
-def _compiled_cf_arguments(
-    texts: list[str],
-    chars: np.ndarray,
-    n_words: np.ndarray,
-    stop: np.ndarray,
-    links: np.ndarray,
-    in_select: np.ndarray,
-    has_stoplist: bool,
-) -> tuple[Any, ...]:
+def _compiled_cf_arguments(texts: list[str], *counts: Any) -> tuple[Any, ...]:
+    """The compiled :func:`_context_free_codes`' arguments: the texts, the four counts as
+    contiguous float64, the ``select`` flags as bytes, whether there is a stoplist, then
+    :func:`classify_context_free`'s defaults."""
+    *numbers, in_select, has_stoplist = counts
     d = _CF_DEFAULTS
     return (
         texts,
-        np.ascontiguousarray(chars, dtype=np.float64),
-        np.ascontiguousarray(n_words, dtype=np.float64),
-        np.ascontiguousarray(stop, dtype=np.float64),
-        np.ascontiguousarray(links, dtype=np.float64),
+        *(np.ascontiguousarray(a, dtype=np.float64) for a in numbers),
         np.ascontiguousarray(in_select, dtype=np.uint8),
         has_stoplist,
-        float(d["length_low"]),
-        float(d["length_high"]),
-        float(d["stopwords_low"]),
-        float(d["stopwords_high"]),
+        *(float(d[k]) for k in ("length_low", "length_high", "stopwords_low", "stopwords_high")),
         float(d["max_link_density"]),
     )
 
