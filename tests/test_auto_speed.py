@@ -127,6 +127,7 @@ def test_twins_are_declared() -> None:
     assert features._context_free_codes.compiled is _speedups.context_free_codes
     assert features._path_table.compiled is _speedups.path_table
     assert features._container_ids.compiled is _speedups.container_ids
+    assert features.blocks_containing.compiled is _speedups.blocks_containing
 
 
 @needs_build
@@ -613,17 +614,22 @@ _TEXTS = st.lists(st.lists(_PIECES, max_size=12).map("".join), max_size=8)
 @settings(max_examples=400, deadline=None)
 @given(_TEXTS)
 def test_blocks_containing_as_a_test_per_text(texts: list[str]) -> None:
-    """One scan of the joined texts per substring finds the texts a test per text finds
-    (copyright marks; the hints of prices, and so the blocks with a price)."""
+    """One scan of the joined texts per substring (the reference), and the compiled
+    search per text where it is built, find the texts a test per text finds (copyright
+    marks; the hints of prices, and so the blocks with a price)."""
     lowers = [t.lower() for t in texts]
-    assert features.blocks_containing(features._COPYRIGHT, lowers).tolist() == [
-        any(c in t for c in features._COPYRIGHT) for t in lowers
-    ]
-    hinted = features.blocks_containing(pagetype._PRICE_HINTS, texts)
-    assert hinted.tolist() == [any(h in t for h in pagetype._PRICE_HINTS) for t in texts]
-    for t, h in zip(texts, hinted, strict=True):
-        if pagetype._PRICE.search(t):
-            assert h  # a price always holds a hint
+    twin = features.blocks_containing
+    for contains in (twin.python, *([twin.compiled] if twin.compiled is not None else [])):
+        found = contains(features._COPYRIGHT, lowers)
+        assert found.dtype == bool and found.tolist() == [
+            any(c in t for c in features._COPYRIGHT) for t in lowers
+        ]
+        hinted = contains(pagetype._PRICE_HINTS, texts)
+        assert hinted.tolist() == [any(h in t for h in pagetype._PRICE_HINTS) for t in texts]
+        for t, h in zip(texts, hinted, strict=True):
+            if pagetype._PRICE.search(t):
+                assert h  # a price always holds a hint
+        assert not contains((), texts).any()
 
 
 def _char_counts_per_flag(texts: list[str], chars: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -23,6 +23,9 @@ the fallback (it declares its twin with ``core.compiled.twin``);
   stoplist, the share of them in the title, whether another block has the same words and
   whether it holds a copyright mark, in one pass over each lower-cased text, its words
   looked up by their hashes and code points instead of a string made for each;
+- :func:`blocks_containing` is ``features.blocks_containing``: which texts hold one of
+  a few strings (price marks, copyright marks), each text searched until its first hit
+  instead of every text joined and searched for every string;
 - :func:`container_features` is ``containers.container_features``: Readability's
   content score per container, with the same chains, the same sums in the same order and
   the same choices, in loops instead of a dozen array operations, and the scored
@@ -504,30 +507,68 @@ cdef int _by_key(const void* a, const void* b) noexcept nogil:
     return (x > y) - (x < y)
 
 
-cdef extern from "string.h" nogil:
-    void* memmem(const void* haystack, size_t haystacklen, const void* needle,
-                 size_t needlelen)
+cdef class _Needles:
+    """A few strings searched for in texts in one pass over each text: at each code point
+    that starts one of them (a table for the code points below 256), the strings that
+    start with it are compared where they stand."""
 
+    cdef tuple strings
+    cdef unsigned char starts[256]  # 1 where a string starts with this code point
+    cdef bint wide  # a string starts with a code point past 255
 
-cdef bint _holds_any(str text, tuple substrings, list latin1):
-    """Whether ``text`` holds one of ``substrings``: a byte search in a text of one byte
-    per character for each substring that has one (``latin1``: its Latin-1 bytes, else
-    None), Python's own ``in`` otherwise."""
-    cdef Py_ssize_t k
-    cdef bytes needle
-    if PyUnicode_KIND(text) == 1:
-        for k in range(len(substrings)):
-            if latin1[k] is None:
-                continue  # a character past U+00FF is in no such text
-            needle = <bytes>latin1[k]
-            if memmem(PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text),
-                      <const char*>needle, len(needle)) is not NULL:
-                return True
+    def __cinit__(self, tuple strings):
+        if not all(isinstance(u, str) and u for u in strings):
+            raise Unsupported("substrings the compiled step does not take")
+        self.strings = strings
+        self.wide = False
+        cdef Py_ssize_t k
+        for k in range(256):
+            self.starts[k] = 0
+        cdef Py_UCS4 first
+        for u in strings:
+            first = PyUnicode_READ(PyUnicode_KIND(u), PyUnicode_DATA(u), 0)
+            if first < 256:
+                self.starts[first] = 1
+            else:
+                self.wide = True
+
+    cdef bint found_in(self, str text) except -1:
+        cdef int kind = PyUnicode_KIND(text), ukind
+        cdef void* data = PyUnicode_DATA(text)
+        cdef void* udata
+        cdef Py_ssize_t length = PyUnicode_GET_LENGTH(text), i, n
+        cdef Py_UCS4 ch
+        cdef str u
+        for i in range(length):
+            ch = PyUnicode_READ(kind, data, i)
+            if (ch < 256 and not self.starts[ch]) or (ch >= 256 and not self.wide):
+                continue
+            for item in self.strings:
+                u = <str>item
+                n = PyUnicode_GET_LENGTH(u)
+                ukind = PyUnicode_KIND(u)
+                udata = PyUnicode_DATA(u)
+                if (PyUnicode_READ(ukind, udata, 0) == ch and i + n <= length
+                        and _same_span(kind, data, i, ukind, udata, 0, n)):
+                    return True
         return False
-    for sub in substrings:
-        if sub in text:
-            return True
-    return False
+
+
+def blocks_containing(tuple substrings, list texts):
+    """``features.blocks_containing``: which texts hold one of ``substrings`` (non-empty
+    strings), each text searched until its first hit."""
+    import numpy as np
+
+    cdef _Needles needles = _Needles(substrings)
+    cdef Py_ssize_t n = len(texts), i
+    out = np.zeros(n, dtype=bool)
+    if not substrings:
+        return out
+    cdef unsigned char[::1] o = out.view(np.uint8)
+    for i in range(n):
+        if needles.found_in(<str>texts[i]):
+            o[i] = 1
+    return out
 
 
 def word_counts(list lowers, frozenset stoplist, frozenset title, tuple substrings):
@@ -542,11 +583,7 @@ def word_counts(list lowers, frozenset stoplist, frozenset title, tuple substrin
     import numpy as np
 
     cdef Py_ssize_t n = len(lowers)
-    if not all(isinstance(u, str) and u for u in substrings):
-        raise Unsupported("substrings the compiled step does not take")
-    cdef list latin1 = [
-        u.encode("latin-1") if max(map(ord, u)) < 256 else None for u in substrings
-    ]
+    cdef _Needles needles = _Needles(substrings)
     out = np.zeros((5, n), dtype=np.float64)
     cdef double[:, ::1] o = out
     cdef _WordSet stop_set = _word_set_of(stoplist)
@@ -587,7 +624,7 @@ def word_counts(list lowers, frozenset stoplist, frozenset title, tuple substrin
                 i = end
             o[0, b] = words
             o[1, b] = hits
-            o[4, b] = 1.0 if substrings and _holds_any(text, substrings, latin1) else 0.0
+            o[4, b] = 1.0 if substrings and needles.found_in(text) else 0.0
             if title_set is not None and 0 < words < _TITLE_WORDS:
                 distinct = shared = 0
                 for k in range(words):
@@ -918,8 +955,7 @@ def context_free_codes(
     cdef double density, link_density, c
     cdef bint short, bad
     cdef Py_ssize_t code
-    cdef tuple marks = ("\u00a9", "&copy")
-    cdef list latin1 = [b"\xa9", b"&copy"]
+    cdef _Needles marks = _Needles(("\u00a9", "&copy"))
     for i in range(n):
         c = chars[i]
         if has_stoplist and n_words[i] > 0:
@@ -929,7 +965,7 @@ def context_free_codes(
         link_density = links[i] / c if c > 0 else 0.0
         short = c < length_low
         bad = (link_density > max_link_density or in_select[i] != 0
-               or (short and links[i] > 0) or _holds_any(<str>texts[i], marks, latin1))
+               or (short and links[i] > 0) or marks.found_in(<str>texts[i]))
         code = 3
         if density >= low or density >= high:
             code = 1

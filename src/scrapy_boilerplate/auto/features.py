@@ -411,10 +411,13 @@ def _word_counts(
     return n_words, stop, in_title, duplicate, holds
 
 
+@_compiled.twin("blocks_containing", module=COMPILED)
 def blocks_containing(substrings: tuple[str, ...], texts: list[str]) -> np.ndarray:
     """Which texts contain any of ``substrings`` (none holding a NUL): one ``str.find``
     scan per substring over the texts joined by NULs, the hits assigned to texts by
-    position, instead of a test per text and substring."""
+    position, instead of a test per text and substring; compiled where ``_speedups`` is
+    built (each text searched until its first hit, a byte search where the text has one
+    byte per character)."""
     joined = "\x00".join(texts)
     found = []
     for sub in substrings:

@@ -125,6 +125,8 @@ NAMES: tuple[str, ...] = (
 LONG_BLOCK_CHARS = 80
 WIDTH = len(NAMES)
 _INDEX = {n: i for i, n in enumerate(NAMES)}
+#: The block features' columns, by name.
+_BLOCK_INDEX = {n: i for i, n in enumerate(block_features_module.NAMES)}
 
 
 def _url_words(url: str | None) -> tuple[list[str], str]:
@@ -210,7 +212,7 @@ def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.n
     x[col["log_siblings"]] = math.log1p(biggest)
     x[col["siblings_share"]] = biggest / max(total, 1)
 
-    bcol = block_features_module.NAMES.index
+    bcol = _BLOCK_INDEX.__getitem__
     n = len(blocks)
     x[col["blocks"]] = math.log1p(n)
     if n:
