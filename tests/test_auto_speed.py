@@ -128,6 +128,7 @@ def test_twins_are_declared() -> None:
     assert features._path_table.compiled is _speedups.path_table
     assert features._container_ids.compiled is _speedups.container_ids
     assert features.blocks_containing.compiled is _speedups.blocks_containing
+    assert pagetype._block_summary.compiled is _speedups.block_summary
 
 
 @needs_build
@@ -1085,3 +1086,58 @@ def test_context_free_codes_match_python_on_any_counts(rows: list[Any], has_stop
     fn = features._context_free_codes
     compiled = fn.compiled(*features._compiled_cf_arguments(*args))  # type: ignore[misc]
     assert _same_bytes(compiled, fn.python(*args))
+
+
+def _summary_both(doc: Any) -> tuple[Any, Any] | None:
+    blocks = doc.section_blocks()
+    if not blocks:
+        return None
+    bx = features.block_features(doc, blocks)
+    texts = [b.text for b in blocks]
+    fn = pagetype._block_summary
+    return fn.compiled(*pagetype._compiled_summary(bx, texts)), fn.python(bx, texts)  # type: ignore[misc]
+
+
+@needs_build
+@pytest.mark.parametrize(("name", "doc"), DOCUMENTS, ids=IDS)
+def test_block_summary_matches_python(name: str, doc: Any) -> None:
+    both = _summary_both(doc)
+    if both is not None:
+        compiled, python = both
+        assert len(compiled) == len(pagetype._SUMMARY)
+        assert np.array(compiled).tobytes() == np.array(python, dtype=np.float64).tobytes()
+
+
+@needs_build
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated_pages)
+def test_block_summary_matches_python_on_generated_pages(html: str) -> None:
+    both = _summary_both(_parsed(html))
+    if both is not None:
+        compiled, python = both
+        assert np.array(compiled).tobytes() == np.array(python, dtype=np.float64).tobytes()
+
+
+@needs_build
+def test_block_summary_refuses_features_without_blocks() -> None:
+    empty = np.zeros((0, features.WIDTH), dtype=np.float32)
+    with pytest.raises(_compiled.Unsupported):
+        _speedups.block_summary(*pagetype._compiled_summary(empty, []))
+
+
+def test_url_and_schema_words_set_their_kinds() -> None:
+    """A URL's words and a page's schema.org types set the columns of every kind they
+    name (a word of two kinds, both)."""
+    html = (
+        '<html><head><script type=\'application/ld+json\'>{"@type": "NewsArticle"}'
+        "</script></head><body><p>text</p></body></html>"
+    )
+    doc = parse(html, url="https://example.com/forum/products/item")
+    x = pagetype.page_features(doc, doc.section_blocks(), features.block_features(doc))
+    col = pagetype._INDEX
+    for kind, words in pagetype.URL_WORDS.items():
+        named = any(w in ("forum", "products", "item") for w in words)
+        assert x[col[f"url_{kind}"]] == float(named)
+    for kind, names in pagetype.SCHEMA_TYPES.items():
+        assert x[col[f"schema_{kind}"]] == float("newsarticle" in names)
+    assert x[col["url_forum"]] == x[col["url_product"]] == x[col["schema_article"]] == 1.0

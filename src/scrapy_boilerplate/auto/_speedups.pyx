@@ -41,6 +41,9 @@ the fallback (it declares its twin with ``core.compiled.twin``);
 - :func:`sample_hits` is ``features._sample_hits``: the page's first words and how many
   of them are English stopwords (is the page English?), read where they stand instead of
   split into strings;
+- :func:`block_summary` is ``pagetype._block_summary``: the page's features that sum up
+  its blocks (their text in the best container, the share of headings, ...), in one pass
+  over the blocks instead of an array operation per value;
 - :class:`Forest` (with :func:`onnx_tree_nodes`, which reads the trees out of the ONNX
   file) scores the model's trees as onnxruntime's session does, the same float32 sums in
   the same order and the same post-transforms, without a session call's fixed costs
@@ -1244,6 +1247,70 @@ def block_columns(
                 else:
                     o[i, c_neighbour[f][k]] = pads[k]
     return out
+
+
+def block_summary(
+    const float[:, ::1] block_x,
+    list texts,
+    const float[::1] chars,
+    double chars_sum,
+    dict columns,
+    double long_chars,
+):
+    """``pagetype._block_summary``: the page's features that sum up its blocks, in its
+    order, in one pass over the blocks (``chars``: the blocks' characters read back from
+    the features as the reference reads them, ``chars_sum``: their sum as the reference
+    adds them; every other sum is of whole numbers, so exact in any order)."""
+    cdef Py_ssize_t n = block_x.shape[0], i
+    if n == 0 or len(texts) != n or chars.shape[0] != n:
+        raise Unsupported("no blocks, or features and texts of different lengths")
+    cdef Py_ssize_t c_heading = columns["heading"], c_li = columns["tag_li"]
+    cdef Py_ssize_t c_top = columns["rd_in_top"], c_sibling = columns["rd_in_sibling"]
+    cdef Py_ssize_t c_good = columns["page_good_share"], c_links = columns["page_link_density"]
+    cdef Py_ssize_t c_share = columns["rd_top_share"]
+    cdef long long over_200 = 0, headings = 0, items = 0, in_top = 0, long_ = 0
+    cdef long long long_in_top = 0
+    cdef double whole = 0.0, joined_chars = 0.0, long_top_chars = 0.0, length
+    cdef bint top, is_long
+    for i in range(n):
+        length = <double>len(<str>texts[i])
+        whole += length
+        if chars[i] > 200:
+            over_200 += 1
+        if block_x[i, c_heading] != 0:  # (0 or 1)
+            headings += 1
+        if block_x[i, c_li] != 0:
+            items += 1
+        top = block_x[i, c_top] > 0
+        is_long = length >= long_chars
+        if top or block_x[i, c_sibling] > 0:
+            joined_chars += length
+        if top:
+            in_top += 1
+        if is_long:
+            long_ += 1
+            if top:
+                long_in_top += 1
+                long_top_chars += length
+    if whole == 0.0:
+        whole = 1.0
+    if chars_sum == 0.0:
+        chars_sum = 1.0
+    return [
+        log1p(chars_sum),
+        <double>block_x[0, c_good],
+        <double>block_x[0, c_links],
+        log1p(<double>over_200),
+        <double><float>(<double>headings / <double>n),
+        <double><float>(<double>items / <double>n),
+        <double>block_x[0, c_share],
+        joined_chars / whole,
+        <double>in_top / <double>n,
+        long_top_chars / whole,
+        <double>long_in_top / <double>(long_ if long_ > 1 else 1),
+        log1p(<double>long_in_top),
+        log1p(<double>in_top),
+    ]
 
 
 # -- the models' trees: read from the ONNX file, evaluated as onnxruntime evaluates them ------
