@@ -181,22 +181,9 @@ def _markup_counts(
     return counts, sum(tags.values()), max(siblings.values(), default=0), itemtypes, found
 
 
-#: What :func:`_block_summary` gives, in its order.
-_SUMMARY = (
-    "log_chars",
-    "good_share",
-    "link_density",
-    "long_blocks",
-    "heading_share",
-    "list_share",
-    "top_share",
-    "top_with_siblings_share",
-    "top_blocks_share",
-    "top_long_text_share",
-    "long_blocks_in_top_share",
-    "log_long_blocks_in_top",
-    "log_blocks_in_top",
-)
+#: What :func:`_block_summary` gives, in its order: the page's columns from its text
+#: length on, but the prices (read by a regular expression, not summed up).
+_SUMMARY = tuple(n for n in NAMES[NAMES.index("log_chars") :] if n != "prices")
 
 
 def _compiled_summary(block_x: np.ndarray, texts: list[str]) -> tuple[Any, ...]:
