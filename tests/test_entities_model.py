@@ -7,9 +7,13 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import scrapy_boilerplate as sb
 from harness.entities_data import compatible, near_match, read_openweb, read_webqa
+from scrapy_boilerplate.core import compiled as _compiled
+from scrapy_boilerplate.entities import features as entity_features
 from scrapy_boilerplate.entities.extract import PageCandidates, extract_entities
 from scrapy_boilerplate.entities.features import PageIndex, _holes, recipe, word_shape
 from scrapy_boilerplate.entities.model import Model, TrainingPage, train
@@ -60,6 +64,63 @@ def test_recipe_histogram_features():
     recipe(single, "N", [2, 2, 2], real=True)
     assert "N-SINGLE" in single and "N-ENTROPY:<=0.0" in single
     assert "N-MEAN:log1" in single and "N-STD:log0" in single
+
+
+def _recipes_both(name: str, tokens: tuple, finite: bool, real: bool, majority: bool):
+    twin = entity_features._recipe
+    python = twin.python(name, tokens, finite, real, majority)
+    if twin.compiled is None:
+        pytest.skip("the core's compiled module is not built")
+    args = (name, tokens, finite, real, majority, entity_features._EDGES,
+            entity_features._UNIT_SUFFIXES)  # fmt: skip
+    return twin.compiled(*args), python
+
+
+#: Token lists at the edges of the recipe: one value, ties for the majority (the first
+#: met wins), values of mixed types that compare equal, NaN, zeros and negative numbers.
+RECIPE_EDGES = [
+    ("td",), ("td", "td"), ("td", "th"), ("th", "td", "td", "th"), ("a", "b", "c", "a", "b"),
+    (0,), (0, 0, 0), (1, 2, 3, 4, 100), (-3, 5), (1, 1.0, True), (2.5, float("nan")),
+    (None, "x", None), ("", ""), ("Aa", "0.0", "Aa", "a"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("tokens", RECIPE_EDGES, ids=range(len(RECIPE_EDGES)))
+def test_recipe_twins_agree_on_edges(tokens):
+    # (the real-valued part reads counts: never NaN, which has no logarithm bin)
+    real = all(isinstance(t, (int, float)) and t == t for t in tokens)
+    for finite in (False, True):
+        for majority in (False, True):
+            compiled, python = _recipes_both("TAG", tokens, finite, real, majority)
+            assert compiled == python
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.sampled_from(["td", "th", "li", "Aa", "a", "0"]), min_size=1, max_size=30),
+        st.lists(st.integers(-5, 200), min_size=1, max_size=30),
+        st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=12),
+    ),
+    st.booleans(),
+    st.booleans(),
+)
+def test_recipe_twins_agree_on_any_tokens(tokens, finite, majority):
+    real = not isinstance(tokens[0], str)
+    compiled, python = _recipes_both("WORDSHAPE", tuple(tokens), finite, real, majority)
+    assert compiled == python
+
+
+def test_recipe_twin_refuses_unhashable_tokens():
+    twin = entity_features._recipe
+    if twin.compiled is None:
+        pytest.skip("the core's compiled module is not built")
+    tokens = (["a"], ["b"])
+    with pytest.raises(_compiled.Unsupported):
+        twin.compiled("X", tokens, False, False, True, entity_features._EDGES,
+                      entity_features._UNIT_SUFFIXES)  # fmt: skip
+    with pytest.raises(TypeError):  # the Python function's own error, as before
+        twin("X", tokens, False, False, True)
 
 
 def test_word_and_phrase_shapes():

@@ -28,7 +28,11 @@ output:
   lazy slots read and filled in C;
 - :func:`context_sensitive` is ``justext.algorithm.classify_context_sensitive``,
   jusText's context-sensitive pass (shared by ``justext`` and ``auto``), over arrays of
-  class codes instead of lists of class names.
+  class codes instead of lists of class names;
+- :func:`recipe_names` is ``entities.features._recipe``, the entity lists' feature recipe
+  (Pasupat and Liang's histogram, entropy and majority of a list's tokens, binned): the
+  histogram in a dict and the bins found in C, without a ``Counter``, a generator or a
+  call per bin (``tests/test_entities_model.py`` holds the pair to the same names).
 
 Where a tree holds what the Python code was never written for (an entity reference node,
 which the HTML parser never makes; a cleaning root that is not its document's top
@@ -53,6 +57,7 @@ from cpython.unicode cimport (
     Py_UNICODE_ISPRINTABLE,
     Py_UNICODE_ISSPACE,
 )
+from libc.math cimport log as c_log
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.string cimport memset, strchr, strcmp, strlen
 
@@ -63,6 +68,7 @@ cimport lxml.includes.etreepublic as cetree
 cetree.import_lxml__etree()
 
 import array
+import math as _pymath
 from collections.abc import Sequence
 
 
@@ -2473,3 +2479,79 @@ def context_sensitive(
         ):
             classes[i] = _JT_GOOD
     return [names[classes[i]] for i in range(n)]
+
+
+def recipe_names(str name, tuple tokens, bint finite, bint real, bint majority_value,
+                 tuple edges, tuple suffixes):
+    """``entities.features._recipe``: the recipe's feature names under ``name`` over
+    ``tokens``: its histogram in order of first appearance (as
+    ``collections.Counter`` keeps it), its entropy and majority, binned by ``edges``
+    into ``suffixes`` (``bin_value``'s unit bins); the same names in the same order,
+    the sums done by Python's own ``sum`` (so in its order and precision), without a
+    ``Counter``, a generator or a call per bin."""
+    cdef Py_ssize_t n = len(tokens)
+    if n == 0 or len(suffixes) != len(edges) + 1:
+        raise Unsupported("no tokens, or bins of other lengths")
+    cdef list out = []
+    cdef dict hist = {}
+    try:
+        for t in tokens:
+            hist[t] = hist.get(t, 0) + 1
+    except TypeError:  # (a token that cannot be hashed: the Python function's to judge)
+        raise Unsupported("an unhashable token") from None
+    value = tokens[0]
+    cdef Py_ssize_t count, best
+    cdef double ratio
+    if len(hist) == 1:  # the common case (every node a <td>): one value, no arithmetic
+        if n > 1:
+            out.append(name + "-ENTROPY:<=0.0")
+        if majority_value:
+            out.append(f"{name}-MAJORITY={value}")
+        out.append(name + "-MAJORITYRATIO:<=1.0")
+        out.append(name + "-SINGLE")
+        if finite:
+            out.append(f"{name}={value}:<=1.0")
+    else:
+        terms = []
+        for c in hist.values():
+            ratio = <double>(<Py_ssize_t>c) / <double>n
+            terms.append(ratio * c_log(ratio))  # (math.log is the C library's log)
+        entropy = -sum(terms) / c_log(<double>n)
+        out.append(name + "-ENTROPY" + _unit_suffix(entropy, edges, suffixes))
+        best = 0
+        for key, c in hist.items():  # the first of the most frequent
+            count = c
+            if count > best:
+                best = count
+                value = key
+        if majority_value:
+            out.append(f"{name}-MAJORITY={value}")
+        out.append(name + "-MAJORITYRATIO"
+                   + _unit_suffix(<double>best / <double>n, edges, suffixes))
+        if finite:
+            for key, c in hist.items():
+                out.append(f"{name}={key}" + _unit_suffix(<double>(<Py_ssize_t>c) / <double>n,
+                                                          edges, suffixes))
+    if real:
+        mean = sum(tokens) / n
+        std = _pymath.sqrt(sum([(t - mean) ** 2 for t in tokens]) / n)
+        out.append(_log_bin(name + "-MEAN", mean))
+        out.append(_log_bin(name + "-STD", std))
+    return tuple(out)
+
+
+cdef str _unit_suffix(double value, tuple edges, tuple suffixes):
+    """``bin_value``'s unit bins: the suffix of the first edge not below ``value`` (the
+    last, ``:>1``, for a value above every edge or NaN)."""
+    if value != value:
+        return <str>suffixes[len(suffixes) - 1]
+    cdef Py_ssize_t k = 0, n = len(edges)
+    while k < n and <double>edges[k] < value:
+        k += 1
+    return <str>suffixes[k]
+
+
+cdef str _log_bin(str name, object value):
+    """``bin_value(name, value, "log")``."""
+    b = 0 if value <= 0 else int(_pymath.log2(value + 1))
+    return f"{name}:log{b}"

@@ -31,6 +31,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
+from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of, text_of
 from scrapy_boilerplate.entities.predicates import Candidate
@@ -95,18 +96,32 @@ def recipe_names(
     if not tokens:
         return ()
     if cache is None:
-        return tuple(name + s for s in _recipe(tokens, finite, real, majority_value))
+        return _recipe(name, tokens, finite, real, majority_value)
     key = (name, finite, real, majority_value, tokens)
     names = cache.get(key)
     if names is None:
-        names = cache[key] = tuple(name + s for s in _recipe(tokens, finite, real, majority_value))
+        names = cache[key] = _recipe(name, tokens, finite, real, majority_value)
     return names
 
 
+@_compiled.twin(
+    "recipe_names",
+    arguments=lambda name, tokens, finite, real, majority_value: (
+        name,
+        tuple(tokens),
+        finite,
+        real,
+        majority_value,
+        _EDGES,
+        _UNIT_SUFFIXES,
+    ),
+)
 def _recipe(
-    tokens: Sequence[Any], finite: bool, real: bool, majority_value: bool
+    name: str, tokens: tuple[Any, ...], finite: bool, real: bool, majority_value: bool
 ) -> tuple[str, ...]:
-    """The recipe's feature names, without the list's name."""
+    """The recipe's feature names over ``tokens`` (at least one), each under the list's
+    ``name``; compiled where the core's ``_speedups`` is built (the histogram in a dict,
+    the bins found in C, without a ``Counter``, a generator or a call per bin)."""
     n = len(tokens)
     out: list[str] = []
     value = tokens[0]
@@ -135,7 +150,7 @@ def _recipe(
         std = math.sqrt(sum((t - mean) ** 2 for t in tokens) / n)
         out.append(bin_value("-MEAN", mean, "log"))
         out.append(bin_value("-STD", std, "log"))
-    return tuple(out)
+    return tuple(name + suffix for suffix in out)
 
 
 # ---------------------------------------------------------------------------------------------
