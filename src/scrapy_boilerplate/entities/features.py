@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from operator import itemgetter
 from typing import Any
 
@@ -325,15 +326,20 @@ def denotation_names(
     entities: Sequence[str], cache: dict[Any, tuple[str, ...]] | None = None
 ) -> tuple[str, ...]:
     """The names of the denotation features (each value 1)."""
-    toks = [_entity_tokens(e) for e in entities]
+    if not entities:
+        return ()
+    # each kind of token over the entities, in their order (columns gathered in C)
+    counts, phrases, shapes, firsts, lasts, phrase_tags, tags = zip(
+        *map(_entity_tokens, entities), strict=True
+    )
     return (
-        recipe_names("WORDSCOUNT", tuple(t[0] for t in toks), real=True, cache=cache)
-        + recipe_names("PHRASESHAPE", tuple(t[1] for t in toks), cache=cache)
-        + recipe_names("WORDSHAPE", tuple(x for t in toks for x in t[2]), finite=True, cache=cache)
-        + recipe_names("FIRSTWORD", tuple(t[3] for t in toks), cache=cache)
-        + recipe_names("LASTWORD", tuple(t[4] for t in toks), cache=cache)
-        + recipe_names("PHRASEPOS", tuple(t[5] for t in toks), cache=cache)
-        + recipe_names("WORDPOS", tuple(x for t in toks for x in t[6]), finite=True, cache=cache)
+        recipe_names("WORDSCOUNT", counts, real=True, cache=cache)
+        + recipe_names("PHRASESHAPE", phrases, cache=cache)
+        + recipe_names("WORDSHAPE", tuple(chain.from_iterable(shapes)), finite=True, cache=cache)
+        + recipe_names("FIRSTWORD", firsts, cache=cache)
+        + recipe_names("LASTWORD", lasts, cache=cache)
+        + recipe_names("PHRASEPOS", phrase_tags, cache=cache)
+        + recipe_names("WORDPOS", tuple(chain.from_iterable(tags)), finite=True, cache=cache)
     )
 
 
