@@ -1119,10 +1119,16 @@ def test_block_summary_matches_python_on_generated_pages(html: str) -> None:
 
 
 @needs_build
-def test_block_summary_refuses_features_without_blocks() -> None:
+def test_block_summary_refuses_features_without_blocks_or_flags() -> None:
     empty = np.zeros((0, features.WIDTH), dtype=np.float32)
     with pytest.raises(_compiled.Unsupported):
         _speedups.block_summary(*pagetype._compiled_summary(empty, []))
+    odd = np.zeros((3, features.WIDTH), dtype=np.float32)
+    odd[:, features.NAMES.index("heading")] = (1.0, 0.5, 0.0)  # not a flag
+    with pytest.raises(_compiled.Unsupported):
+        _speedups.block_summary(*pagetype._compiled_summary(odd, ["a", "b", "c"]))
+    # the twin hands such features to the Python function
+    assert pagetype._block_summary(odd, ["a", "b", "c"])[4] == pytest.approx(0.5)
 
 
 def test_url_and_schema_words_set_their_kinds() -> None:

@@ -1277,10 +1277,16 @@ def block_summary(
         whole += length
         if chars[i] > 200:
             over_200 += 1
-        if block_x[i, c_heading] != 0:  # (0 or 1)
+        # flags, 0 or 1, so their mean is a count over n (a float32 mean of other values
+        # would depend on NumPy's order of addition: the Python function's to give)
+        if block_x[i, c_heading] == 1:
             headings += 1
-        if block_x[i, c_li] != 0:
+        elif block_x[i, c_heading] != 0:
+            raise Unsupported("a heading flag other than 0 or 1")
+        if block_x[i, c_li] == 1:
             items += 1
+        elif block_x[i, c_li] != 0:
+            raise Unsupported("a list-item flag other than 0 or 1")
         top = block_x[i, c_top] > 0
         is_long = length >= long_chars
         if top or block_x[i, c_sibling] > 0:

@@ -416,8 +416,8 @@ def blocks_containing(substrings: tuple[str, ...], texts: list[str]) -> np.ndarr
     """Which texts contain any of ``substrings`` (none holding a NUL): one ``str.find``
     scan per substring over the texts joined by NULs, the hits assigned to texts by
     position, instead of a test per text and substring; compiled where ``_speedups`` is
-    built (each text searched until its first hit, a byte search where the text has one
-    byte per character)."""
+    built (each text read once, until its first hit, the substrings tried only where a
+    character starts one of them)."""
     joined = "\x00".join(texts)
     found = []
     for sub in substrings:
