@@ -1147,3 +1147,18 @@ def test_url_and_schema_words_set_their_kinds() -> None:
     for kind, names in pagetype.SCHEMA_TYPES.items():
         assert x[col[f"schema_{kind}"]] == float("newsarticle" in names)
     assert x[col["url_forum"]] == x[col["url_product"]] == x[col["schema_article"]] == 1.0
+
+
+@needs_build
+def test_compiled_steps_check_that_texts_are_strings() -> None:
+    """A text that is not a ``str`` is refused with a TypeError, never read as one."""
+    calls = (
+        lambda: _speedups.container_ids([1]),
+        lambda: _speedups.sample_hits([None], frozenset(), 5),
+        lambda: _speedups.blocks_containing(("a",), [b"a"]),
+        lambda: _speedups.text_counts([b"x"], features._CHAR_TABLE, ".", ")"),
+        lambda: _speedups.word_counts([7], frozenset(), frozenset(), ()),
+    )
+    for call in calls:
+        with pytest.raises(TypeError):
+            call()

@@ -334,7 +334,7 @@ def text_counts(list texts, bytes table, str ends, str closers):
     cdef long digits, punctuation, separators, capitals, spaces, sentences
     cdef str text
     for b in range(n):
-        text = <str>texts[b]
+        text = <str?>texts[b]
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
         length = PyUnicode_GET_LENGTH(text)
@@ -569,7 +569,7 @@ def blocks_containing(tuple substrings, list texts):
         return out
     cdef unsigned char[::1] o = out.view(np.uint8)
     for i in range(n):
-        if needles.found_in(<str>texts[i]):
+        if needles.found_in(<str?>texts[i]):
             o[i] = 1
     return out
 
@@ -605,7 +605,7 @@ def word_counts(list lowers, frozenset stoplist, frozenset title, tuple substrin
         raise MemoryError()
     try:
         for b in range(n):
-            text = <str>lowers[b]
+            text = <str?>lowers[b]
             kind = PyUnicode_KIND(text)
             data = PyUnicode_DATA(text)
             length = PyUnicode_GET_LENGTH(text)
@@ -683,7 +683,7 @@ def sample_hits(list lowers, frozenset stoplist, Py_ssize_t limit):
     for b in range(len(lowers)):
         if words >= limit:
             break
-        text = <str>lowers[b]
+        text = <str?>lowers[b]
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
         length = PyUnicode_GET_LENGTH(text)
@@ -968,7 +968,7 @@ def context_free_codes(
         link_density = links[i] / c if c > 0 else 0.0
         short = c < length_low
         bad = (link_density > max_link_density or in_select[i] != 0
-               or (short and links[i] > 0) or marks.found_in(<str>texts[i]))
+               or (short and links[i] > 0) or marks.found_in(<str?>texts[i]))
         code = 3
         if density >= low or density >= high:
             code = 1
@@ -1035,7 +1035,7 @@ def container_ids(list xpaths):
     cdef str x, key
     cdef Py_ssize_t p
     for i in range(n):
-        x = <str>xpaths[i]
+        x = <str?>xpaths[i]
         last = x.rfind("/")
         cut = x.rfind("/", 0, last) if last > 0 else -1
         key = x[:cut] if cut >= 0 else ""
@@ -1273,7 +1273,7 @@ def block_summary(
     cdef double whole = 0.0, joined_chars = 0.0, long_top_chars = 0.0, length
     cdef bint top, is_long
     for i in range(n):
-        length = <double>len(<str>texts[i])
+        length = <double>len(<str?>texts[i])
         whole += length
         if chars[i] > 200:
             over_200 += 1
