@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Time and memory of every extractor on every hostile page of tests/adversarial.py.
 
-    python benchmarks/adversarial.py [--methods justext cnr web2text vips entities]
+    python benchmarks/adversarial.py [--methods justext cnr web2text vips auto entities]
                                      [--pages NAME ...] [--timeout 30]
     python benchmarks/adversarial.py --rendered [--timeout 30]   (VIPS's browser)
 
@@ -33,7 +33,7 @@ from harness.output import add_out, write_reports
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-METHODS = ("justext", "cnr", "web2text", "vips", "entities")
+METHODS = ("justext", "cnr", "web2text", "vips", "auto", "entities")
 
 CHILD = r"""
 import json, resource, sys, time
