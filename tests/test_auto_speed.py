@@ -117,18 +117,21 @@ def _counts_both(root: Any) -> tuple[Any, Any]:
 
 @needs_build
 def test_twins_are_declared() -> None:
-    assert features._element_masks_of.compiled is _speedups.element_masks
-    assert pagetype._markup_counts.compiled is _speedups.markup_counts
-    assert features._text_counts.compiled is _speedups.text_counts
-    assert features._word_counts.compiled is _speedups.word_counts
-    assert containers.container_features.compiled is _speedups.container_features
-    assert features._columns.compiled is _speedups.block_columns
-    assert features._sample_hits.compiled is _speedups.sample_hits
-    assert features._context_free_codes.compiled is _speedups.context_free_codes
-    assert features._path_table.compiled is _speedups.path_table
-    assert features._container_ids.compiled is _speedups.container_ids
-    assert features.blocks_containing.compiled is _speedups.blocks_containing
-    assert pagetype._block_summary.compiled is _speedups.block_summary
+    for twin, step in (
+        (features._element_masks_of, _speedups.element_masks),
+        (pagetype._markup_counts, _speedups.markup_counts),
+        (features._text_counts, _speedups.text_counts),
+        (features._word_counts, _speedups.word_counts),
+        (containers.container_features, _speedups.container_features),
+        (features._columns, _speedups.block_columns),
+        (features._sample_hits, _speedups.sample_hits),
+        (features._context_free_codes, _speedups.context_free_codes),
+        (features._path_table, _speedups.path_table),
+        (features._container_ids, _speedups.container_ids),
+        (features.blocks_containing, _speedups.blocks_containing),
+        (pagetype._block_summary, _speedups.block_summary),
+    ):
+        assert twin.compiled is step, twin.compiled_name
 
 
 @needs_build
@@ -1001,6 +1004,10 @@ def test_block_columns_refuse_counts_of_other_lengths() -> None:
     bad = counts._replace(parent_ids=np.full(len(blocks), len(blocks) + 3, dtype=np.intp))
     with pytest.raises(_compiled.Unsupported):
         _speedups.block_columns(*features._compiled_columns(blocks, bad))
+    args = list(features._compiled_columns(blocks, counts))
+    args[args.index(features._RUNS)] = (features.WIDTH, *features._RUNS[1:])  # past the end
+    with pytest.raises(_compiled.Unsupported):
+        _speedups.block_columns(*args)
 
 
 def _inputs_both(blocks: list[Any]) -> None:

@@ -1078,6 +1078,7 @@ def block_columns(
     const double[::1] log1p_of,
     dict columns,
     dict tag_kinds,
+    tuple runs,
     Py_ssize_t n_groups,
     Py_ssize_t n_ancestors,
 ):
@@ -1085,7 +1086,9 @@ def block_columns(
     (``counts``: the rows named above, ``log1p_of``: NumPy's ``log1p`` of 0 to n), with
     the reference's float64 arithmetic (the sums over parents and the running sums are
     of whole numbers, so exact in any order) and each value rounded to float32 once
-    (``columns``: each name's column; ``tag_kinds``: a tag's kind)."""
+    (``columns``: each name's column; ``tag_kinds``: a tag's kind; ``runs``: the first
+    column of the ancestor tags, the own and the above keyword groups and Readability's
+    columns, each a run of columns)."""
     import numpy as np
 
     cdef Py_ssize_t n = len(blocks)
@@ -1110,8 +1113,8 @@ def block_columns(
     cdef Py_ssize_t c_markup = columns["markup_per_word"], c_cf = columns["cf_good"]
     cdef Py_ssize_t c_good = columns["justext_good"], c_other = columns["tag_other"]
     cdef Py_ssize_t c_first_tag = columns["tag_p"], c_depth = columns["depth"]
-    cdef Py_ssize_t c_heading = columns["heading"], c_in = columns["in_article"]
-    cdef Py_ssize_t c_own = columns["own_content"], c_above = columns["above_content"]
+    cdef Py_ssize_t c_heading = columns["heading"], c_in = runs[0]
+    cdef Py_ssize_t c_own = runs[1], c_above = runs[2]
     cdef Py_ssize_t c_position = columns["position"]
     cdef Py_ssize_t c_char_position = columns["char_position"]
     cdef Py_ssize_t c_around = columns["good_around"], c_before = columns["good_before"]
@@ -1121,8 +1124,11 @@ def block_columns(
     cdef Py_ssize_t c_page_good = columns["page_good_share"]
     cdef Py_ssize_t c_page_links = columns["page_link_density"]
     cdef Py_ssize_t c_in_title = columns["in_title"], c_duplicate = columns["duplicate"]
-    cdef Py_ssize_t c_container = columns["rd_in_top"]
+    cdef Py_ssize_t c_container = runs[3]
     cdef Py_ssize_t n_container = container.shape[1]
+    if (len(runs) != 4 or c_in + n_ancestors > width or c_own + n_groups > width
+            or c_above + n_groups > width or c_container + n_container > width):
+        raise Unsupported("a run of columns past the matrix")
     # the containers' columns: share, blocks, link density, good share (parent, grand)
     cdef Py_ssize_t c_family[2][4]
     cdef Py_ssize_t c_neighbour[4][4]  # [offset -2, -1, +1, +2][log chars, links, stop, good]

@@ -729,6 +729,17 @@ class BlockCounts(NamedTuple):
     container: np.ndarray
 
 
+#: The first column of each run of columns the compiled :func:`_columns` writes by
+#: offset: the ancestor tags, the element's own and the ancestors' keyword groups, and
+#: Readability's view of the container.
+_RUNS = (
+    _INDEX[f"in_{ANCESTOR_TAGS[0]}"],
+    _INDEX[f"own_{_GROUPS[0]}"],
+    _INDEX[f"above_{_GROUPS[0]}"],
+    _INDEX[containers.NAMES[0]],
+)
+
+
 def _compiled_columns(blocks: list[TextBlock], counts: BlockCounts) -> tuple[Any, ...]:
     """The compiled :func:`_columns`' arguments: the counts as contiguous arrays, the
     logarithms made by NumPy (the reference's own, whichever implementation NumPy
@@ -771,6 +782,7 @@ def _compiled_columns(blocks: list[TextBlock], counts: BlockCounts) -> tuple[Any
         np.log1p(np.arange(n + 1, dtype=np.float64)),
         _INDEX,
         _TAG_KIND,
+        _RUNS,
         len(_GROUPS),
         len(ANCESTOR_TAGS),
     )
@@ -823,10 +835,9 @@ def _columns(blocks: list[TextBlock], counts: BlockCounts) -> np.ndarray:
     x[np.arange(n), [first_tag + tag_kind(b.tag, other - first_tag) for b in blocks]] = 1.0
     x[:, col["depth"]] = paths[:, 0]
     x[:, col["heading"]] = paths[:, 1]
-    first_in = col[f"in_{ANCESTOR_TAGS[0]}"]
+    first_in, own0, above0, first_rd = _RUNS
     x[:, first_in : first_in + len(ANCESTOR_TAGS)] = paths[:, 3:]
 
-    own0, above0 = col[f"own_{_GROUPS[0]}"], col[f"above_{_GROUPS[0]}"]
     owns = np.array(counts.owns, dtype=np.int64)[:, None]
     aboves = np.array(counts.aboves, dtype=np.int64)[:, None]
     x[:, own0 : own0 + len(_GROUPS)] = (owns & _BITS) > 0
@@ -874,6 +885,5 @@ def _columns(blocks: list[TextBlock], counts: BlockCounts) -> np.ndarray:
     x[:, col["page_link_density"]] = float(links.sum()) / total
     x[:, col["in_title"]] = counts.in_title
     x[:, col["duplicate"]] = counts.duplicate
-    first_rd = col[containers.NAMES[0]]
     x[:, first_rd : first_rd + len(containers.NAMES)] = counts.container
     return x
