@@ -1005,7 +1005,8 @@ def test_block_columns_refuse_counts_of_other_lengths() -> None:
     with pytest.raises(_compiled.Unsupported):
         _speedups.block_columns(*features._compiled_columns(blocks, bad))
     args = list(features._compiled_columns(blocks, counts))
-    args[args.index(features._RUNS)] = (features.WIDTH, *features._RUNS[1:])  # past the end
+    at = next(i for i, a in enumerate(args) if a is features._RUNS)
+    args[at] = (features.WIDTH, *features._RUNS[1:])  # a run past the matrix's end
     with pytest.raises(_compiled.Unsupported):
         _speedups.block_columns(*args)
 
