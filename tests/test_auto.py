@@ -95,6 +95,50 @@ def test_decide_keeps_the_best_blocks_only_when_nothing_passes() -> None:
     assert not rescued and not labels.any()
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_best_run_is_the_run_of_largest_sum(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    weights = rng.normal(size=int(rng.integers(1, 14))).round(1)
+    start, end = auto_extractor.best_run(weights)
+    best = max(
+        weights[a : b + 1].sum() for a in range(len(weights)) for b in range(a, len(weights))
+    )
+    assert 0 <= start <= end < len(weights)
+    assert weights[start : end + 1].sum() == pytest.approx(best)
+    assert auto_extractor.best_run(np.zeros(0)) == (0, -1)
+
+
+def test_the_best_run_rule_drops_likely_blocks_cut_off_from_the_article() -> None:
+    # an article of three blocks, a long boilerplate gap, then a short reply box that
+    # the model finds somewhat likely and a block it is sure of
+    p = np.array([0.9, 0.8, 0.85, 0.1, 0.05, 0.6, 0.1, 0.95])
+    chars = np.array([300.0, 250.0, 400.0, 500.0, 300.0, 80.0, 200.0, 40.0])
+    assert auto_extractor.decide(p, 0.5, True)[0].tolist() == [
+        True, True, True, False, False, True, False, True
+    ]  # fmt: skip
+    labels, rescued = auto_extractor.decide(p, 0.5, True, chars)
+    assert not rescued and labels.tolist() == [True] * 3 + [False] * 5
+    labels, _ = auto_extractor.decide(p, 0.5, True, chars, keep=0.9)
+    assert labels.tolist() == [True] * 3 + [False] * 4 + [True]
+    # nothing at the threshold: the rescue applies as before
+    labels, rescued = auto_extractor.decide(p * 0.5, 0.5, True, chars)
+    assert rescued and labels.tolist() == (p * 0.5 >= 0.475 - 0.15).tolist()
+
+
+def test_the_best_run_rule_follows_the_model_unless_a_parameter_says_otherwise() -> None:
+    shipped = model.load_model()
+    assert shipped.best_run and shipped.run_keep is not None
+    html = (PAGES / "news_article.html").read_bytes()
+    default = extract(html, "auto")
+    assert default.params["best_run"] is None
+    alone = extract(html, "auto", best_run=False)
+    # the rule only ever takes blocks out
+    kept = {b.index for b in default.blocks if b.label == "content"}
+    assert kept <= {b.index for b in alone.blocks if b.label == "content"}
+    with pytest.raises(InvalidParameter):
+        extract(html, "auto", best_run="sometimes")
+
+
 def test_a_forced_page_type_is_used_and_a_wrong_one_refused() -> None:
     html = (PAGES / "forum_thread.html").read_bytes()
     assert extract(html, "auto", page_type="forum").page_type == "forum"
@@ -201,9 +245,13 @@ def test_training_writes_a_model_the_extractor_loads(tmp_path: Path) -> None:
     assert out.is_file() and out.with_suffix(".json").is_file()
     assert report["trained_on"]["cleaneval"] == 12
     assert set(report["thresholds"]) <= set(pagetype.PAGE_TYPES)
+    assert report["decoding"] == {"rule": "best-run", "keep": train.RUN_KEEP}
+    assert 0.0 <= report["cv_text_f1_threshold_alone"]["all"] <= 1.0
     result = extract((PAGES / "news_article.html").read_bytes(), "auto", model=str(out))
     assert result.reason is None and result.quality is not None
     assert result.extra["model"] == "mine.onnx"
+    loaded = model.load_model(out)
+    assert loaded.best_run and loaded.run_keep == train.RUN_KEEP
     # the same training writes the same bytes (the shipped model is reproducible)
     again = tmp_path / "models" / "again.onnx"
     train.train(tmp_path / "data", again, log=lambda _: None, trees=(5, 10))

@@ -11,9 +11,10 @@ behind named inputs and outputs:
   expected text F1 of the result.
 
 Its metadata (``metadata_props``, JSON values) names the feature sets it was trained on
-(``feature_version``), the page types, the decision thresholds per page type and what it
-was trained on. One session per process and path, single-threaded (a page's trees are far
-too small to gain from threads; ``SCRAPY_BOILERPLATE_ORT_THREADS`` sets another count).
+(``feature_version``), the page types, the decision thresholds per page type, the decision
+rule (``decoding``) and what it was trained on. One session per process and path,
+single-threaded (a page's trees are far too small to gain from threads;
+``SCRAPY_BOILERPLATE_ORT_THREADS`` sets another count).
 """
 
 from __future__ import annotations
@@ -79,6 +80,14 @@ class AutoModel:
             str(k): float(v)
             for k, v in (thresholds.items() if isinstance(thresholds, dict) else ())
         }
+        decoding = self.metadata.get("decoding")
+        #: The model's decision rule (chosen with its thresholds): keep content to the
+        #: page's best run of blocks (:func:`.extractor.decide`), and blocks outside it at
+        #: or above :attr:`run_keep`. Models without it in their metadata were chosen for
+        #: the threshold alone.
+        self.best_run = isinstance(decoding, dict) and decoding.get("rule") == "best-run"
+        keep = decoding.get("keep") if isinstance(decoding, dict) else None
+        self.run_keep: float | None = float(keep) if isinstance(keep, (int, float)) else None
         self._empty = {
             i.name: np.zeros((0, int(i.shape[1])), np.float32) for i in self.session.get_inputs()
         }

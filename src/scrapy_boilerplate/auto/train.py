@@ -57,6 +57,13 @@ TREES = (200, 300, 400)
 #: block model's trees are most of a page's inference time.
 TREES_TOLERANCE = 0.002
 THRESHOLDS = tuple(round(0.2 + 0.05 * i, 2) for i in range(11))
+#: The decision rule: content is kept to the page's best run of blocks
+#: (:func:`~.extractor.decide`), with the blocks outside it at or above this probability.
+#: Chosen by the same grouped cross-validation (out-of-fold text F1, thresholds chosen per
+#: rule): 0.8512 with 0.7, 0.8507 / 0.8506 / 0.8503 with 0.8 / 0.9 / none, against 0.8470
+#: for the threshold alone (docs/auto.md).
+RUN_KEEP = 0.7
+DECODING = {"rule": "best-run", "keep": RUN_KEEP}
 #: Fewer pages of a predicted type than this: the type takes the overall threshold.
 MIN_TYPE_PAGES = 25
 SEED = 13
@@ -176,7 +183,12 @@ def _shingles(text: str) -> Counter[tuple[str, ...]]:
 
 def page_scores(gold: str, predicted: str) -> tuple[float | None, float | None]:
     """Precision and recall of word 4-grams of one page (None where undefined)."""
-    g, p = _shingles(gold), _shingles(predicted)
+    return _scores(_shingles(gold), predicted)
+
+
+def _scores(g: Counter[tuple[str, ...]], predicted: str) -> tuple[float | None, float | None]:
+    """:func:`page_scores` against the gold's shingles ``g`` (counted once per page)."""
+    p = _shingles(predicted)
     tp = sum((g & p).values())
     fp = sum((p - g).values())
     fn = sum((g - p).values())
@@ -285,22 +297,38 @@ def _kind(page: Featurized) -> str:
     return pagetype.PAGE_TYPES[int(np.argmax(page.p_type))]
 
 
+def _decide(page: Featurized, probs: np.ndarray, threshold: float, run: bool) -> Any:
+    """:func:`~.extractor.decide` for a training page, by the best-run rule or not."""
+    return decide(
+        probs,
+        threshold,
+        bool(page.chars.sum()),
+        page.chars if run else None,
+        RUN_KEEP if run else None,
+    )
+
+
 def choose_thresholds(
-    pages: list[Featurized], probs: list[np.ndarray], chosen: list[int] | None = None
+    pages: list[Featurized],
+    probs: list[np.ndarray],
+    chosen: list[int] | None = None,
+    run: bool = True,
 ) -> tuple[float, dict[str, float], dict[str, float]]:
     """The overall threshold and one per predicted page type (with enough pages), each the
     best text F1 over :data:`THRESHOLDS` on out-of-fold probabilities of the ``chosen``
-    pages (default: all); and those F1s."""
+    pages (default: all), decided by the best-run rule (``run``) or the threshold alone;
+    and those F1s."""
     if chosen is None:
         chosen = list(range(len(pages)))
+    golds = {i: _shingles(pages[i].example.gold) for i in chosen}
 
     def best(indices: list[int]) -> tuple[float, float]:
         results = []
         for t in THRESHOLDS:
             scores = []
             for i in indices:
-                labels, _ = decide(probs[i], t, bool(pages[i].chars.sum()))
-                scores.append(page_scores(pages[i].example.gold, _main_text(pages[i], labels)))
+                labels, _ = _decide(pages[i], probs[i], t, run)
+                scores.append(_scores(golds[i], _main_text(pages[i], labels)))
             results.append((text_f1(scores), t))
         f1, t = max(results)
         return t, f1
@@ -372,19 +400,21 @@ def train(
     best_trees = min(t for t in trees if choices[t][2]["all"] >= top - TREES_TOLERANCE)
     threshold, per_type, cv_f1 = choices[best_trees]
     log(f"chose {best_trees} trees, threshold {threshold}, per type {per_type}")
+    plain = choose_thresholds(pages, oof[best_trees], chosen, run=False)
+    log(f"the threshold alone (no best run): out-of-fold text F1 {plain[2]['all']:.4f}")
 
     # quality: learn the page F1 of the out-of-fold decisions
     qx, qy = [], []
     per_source: dict[str, list[tuple[float | None, float | None]]] = {}
     for i, p in enumerate(pages):
         probs = oof[best_trees][i]
-        labels, _ = decide(probs, per_type.get(_kind(p), threshold), bool(p.chars.sum()))
+        labels, _ = _decide(p, probs, per_type.get(_kind(p), threshold), True)
         score = page_scores(p.example.gold, _main_text(p, labels))
         per_source.setdefault(p.example.source, []).append(score)
     for i in chosen:
         p = pages[i]
         probs = oof[best_trees][i]
-        labels, rescued = decide(probs, per_type.get(_kind(p), threshold), bool(p.chars.sum()))
+        labels, rescued = _decide(p, probs, per_type.get(_kind(p), threshold), True)
         qx.append(quality_features(probs, p.chars, labels, p.p_type, rescued))
         qy.append(_page_f1(page_scores(p.example.gold, _main_text(p, labels))))
     qx_a, qy_a = np.stack(qx), np.array(qy)
@@ -410,10 +440,13 @@ def train(
         "trees": best_trees,
         "threshold": threshold,
         "thresholds": per_type,
+        "decoding": DECODING,
         "selected_on": [name for name in SELECTION_SETS if name in dict(sets)],
         "cv_text_f1": {k: round(v, 4) for k, v in cv_f1.items()},
         "cv_text_f1_by_set": {k: round(text_f1(v), 4) for k, v in per_source.items()},
         "cv_text_f1_by_trees": {str(t): round(choices[t][2]["all"], 4) for t in trees},
+        "cv_text_f1_threshold_alone": {k: round(v, 4) for k, v in plain[2].items()},
+        "thresholds_alone": {"threshold": plain[0], **plain[1]},
         "page_type_accuracy": round(type_accuracy, 4),
         "quality_mae": round(float(np.abs(q_oof - qy_a).mean()), 4),
         "quality_reliability": reliability,
@@ -507,6 +540,7 @@ def write_model(
         "page_types": report["page_types"],
         "threshold": report["threshold"],
         "thresholds": report["thresholds"],
+        "decoding": report.get("decoding", DECODING),
         "trained_on": report["trained_on"],
         "block_features": list(features.NAMES),
         "page_features": list(pagetype.NAMES),
