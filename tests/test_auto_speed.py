@@ -26,6 +26,7 @@ from lxml import etree
 
 from scrapy_boilerplate import parse
 from scrapy_boilerplate.auto import containers, features, pagetype
+from scrapy_boilerplate.auto import extractor as auto_extractor
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import TextBlock
 from scrapy_boilerplate.core.errors import UnsupportedInput
@@ -130,6 +131,7 @@ def test_twins_are_declared() -> None:
         (features._container_ids, _speedups.container_ids),
         (features.blocks_containing, _speedups.blocks_containing),
         (pagetype._block_summary, _speedups.block_summary),
+        (auto_extractor.run_labels, _speedups.run_labels),
     ):
         assert twin.compiled is step, twin.compiled_name
 
@@ -1170,3 +1172,67 @@ def test_compiled_steps_check_that_texts_are_strings() -> None:
     for call in calls:
         with pytest.raises(TypeError):
             call()
+
+
+# -- the best-run rule -------------------------------------------------------------------
+
+
+def _run_both(p: np.ndarray, chars: np.ndarray, threshold: float, keep: float | None) -> Any:
+    twin = auto_extractor.run_labels
+    weights = (p.astype(np.float64) - threshold) * chars
+    compiled = twin.compiled(p, weights, threshold, keep)  # type: ignore[misc]
+    return compiled, twin.python(p, chars, threshold, keep)
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(60))
+def test_run_labels_match_python(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    # probabilities on a coarse grid (ties, values at the threshold and at keep) and
+    # lengths that make equal sums likely
+    p = (rng.integers(0, 21, n) / 20).astype(np.float32)
+    chars = rng.integers(1, 4, n).astype(np.float64) * 10
+    for threshold in (0.3, 0.35, 0.5, 0.7):
+        for keep in (None, 0.7, 0.9):
+            compiled, python = _run_both(p, chars, threshold, keep)
+            assert compiled.dtype == python.dtype == np.bool_
+            assert compiled.tolist() == python.tolist()
+
+
+@needs_build
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 1, width=32), st.floats(1, 1e6, allow_nan=False, allow_infinity=False)
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.floats(0, 1),
+    st.one_of(st.none(), st.floats(0, 1)),
+)
+def test_run_labels_match_python_on_any_probabilities(
+    rows: list[tuple[float, float]], threshold: float, keep: float | None
+) -> None:
+    p = np.array([r[0] for r in rows], dtype=np.float32)
+    chars = np.array([r[1] for r in rows], dtype=np.float64)
+    compiled, python = _run_both(p, chars, threshold, keep)
+    assert compiled.tolist() == python.tolist()
+
+
+@needs_build
+def test_run_labels_refuse_other_arrays() -> None:
+    step = _speedups.run_labels
+    p = np.array([0.5, 0.6], dtype=np.float32)
+    for args in (
+        (p.astype(np.float64), np.ones(2), 0.5, None),  # float64 probabilities
+        (p, np.ones(3), 0.5, None),  # lengths differ
+        (p[:0], np.ones(0), 0.5, None),  # no block
+        (p, np.array([1.0, np.nan]), 0.5, None),  # a NaN weight
+    ):
+        with pytest.raises(_compiled.Unsupported):
+            step(*args)
+    # through the twin, such input goes to the Python function
+    assert auto_extractor.run_labels(p, np.array([1.0, 1.0]), 0.5, None).tolist() == [True, True]

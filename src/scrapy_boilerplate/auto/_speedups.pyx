@@ -44,6 +44,8 @@ the fallback (it declares its twin with ``core.compiled.twin``);
 - :func:`block_summary` is ``pagetype._block_summary``: the page's features that sum up
   its blocks (their text in the best container, the share of headings, ...), in one pass
   over the blocks instead of an array operation per value;
+- :func:`run_labels` is ``extractor.run_labels``: the best-run rule's labels, the prefix
+  sums and the run found in one pass instead of a dozen array operations;
 - :class:`Forest` (with :func:`onnx_tree_nodes`, which reads the trees out of the ONNX
   file) scores the model's trees as onnxruntime's session does, the same float32 sums in
   the same order and the same post-transforms, without a session call's fixed costs
@@ -1615,3 +1617,53 @@ cdef class Forest:
                 positive[r] = (one - p) if o[r, 0] < 0 else p
             return positive_a
         return out
+
+
+# -- the decision rule ---------------------------------------------------------------------
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def run_labels(p, weights, double threshold, object keep):
+    """``extractor.run_labels``: the blocks at or above ``threshold`` inside the best run of
+    ``weights`` (``(p - threshold) * chars``, computed by NumPy as the reference does), and
+    outside it at or above ``keep``, in one pass for the prefix sums and one for the labels
+    instead of a dozen array operations. The sums are NumPy's (float64, in order); ``p`` is
+    compared with the threshold and ``keep`` in float32, as NumPy compares a float32 array
+    with a Python float."""
+    import numpy as np
+
+    if (
+        not isinstance(p, np.ndarray) or p.dtype != np.float32 or p.ndim != 1
+        or not isinstance(weights, np.ndarray) or weights.dtype != np.float64
+        or weights.ndim != 1 or len(p) != len(weights) or not len(p)
+    ):
+        raise Unsupported("run_labels takes float32 probabilities and float64 weights")
+    cdef const float[::1] pv = np.ascontiguousarray(p)
+    cdef const double[::1] wv = np.ascontiguousarray(weights)
+    cdef Py_ssize_t n = pv.shape[0], i, start = 0, end = 0, low_at = 0
+    cdef double total = 0.0, low = 0.0, best = 0.0, gain
+    cdef float t32 = <float>threshold, k32 = 0.0
+    cdef bint has_keep = keep is not None
+    if has_keep:
+        k32 = <float>(<double?>keep)
+    # sums[0] = 0, sums[i + 1] = sums[i] + w[i]; the end is the first i with the largest
+    # sums[i + 1] - min(sums[0..i]); the start the first index of that minimum
+    for i in range(n):
+        if isnan(wv[i]):
+            raise Unsupported("a weight is NaN")
+        if total < low:  # min(sums[0..i]) takes sums[i] (the first of equal minima kept)
+            low = total
+            low_at = i
+        total = total + wv[i]
+        gain = total - low
+        if i == 0 or gain > best:
+            best = gain
+            end = i
+            start = low_at
+    labels_a = np.zeros(n, dtype=bool)
+    cdef char[::1] labels = labels_a.view(np.int8)
+    for i in range(n):
+        if pv[i] >= t32 and ((start <= i <= end) or (has_keep and pv[i] >= k32)):
+            labels[i] = 1
+    return labels_a
