@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -168,6 +169,39 @@ def test_a_model_of_another_feature_version_is_refused(tmp_path: Path) -> None:
     onnx.save(proto, str(path))
     with pytest.raises(model.ModelError, match="feature version 0"):
         extract("<p>text</p>", "auto", model=str(path))
+
+
+@pytest.mark.parametrize(
+    ("decoding", "error"),
+    [
+        ({"rule": "two-runs"}, "unknown decision rule"),
+        ("best-run", "unknown decision rule"),
+        ({"rule": "best-run", "keep": 1.5}, "not a probability"),
+        ({"rule": "best-run", "keep": "high"}, "not a probability"),
+        ({"rule": "best-run", "keep": None}, None),
+        (None, None),
+    ],
+)
+def test_a_model_s_decision_rule_is_read_or_refused(
+    tmp_path: Path, decoding: Any, error: str | None
+) -> None:
+    onnx = pytest.importorskip("onnx")
+    proto = onnx.load(str(model.DEFAULT_MODEL))
+    kept = [p for p in proto.metadata_props if p.key != "decoding"]
+    del proto.metadata_props[:]
+    proto.metadata_props.extend(kept)
+    if decoding is not None:
+        prop = proto.metadata_props.add()
+        prop.key, prop.value = "decoding", json.dumps(decoding)
+    path = tmp_path / f"rule{abs(hash(json.dumps(decoding))) % 10**6}.onnx"
+    onnx.save(proto, str(path))
+    if error is not None:
+        with pytest.raises(model.ModelError, match=error) as info:
+            model.AutoModel(path)
+        assert str(path) in str(info.value)
+        return
+    loaded = model.AutoModel(path)
+    assert loaded.best_run is (decoding is not None) and loaded.run_keep is None
 
 
 def test_the_shipped_model_matches_the_features() -> None:

@@ -80,14 +80,11 @@ class AutoModel:
             str(k): float(v)
             for k, v in (thresholds.items() if isinstance(thresholds, dict) else ())
         }
-        decoding = self.metadata.get("decoding")
         #: The model's decision rule (chosen with its thresholds): keep content to the
         #: page's best run of blocks (:func:`.extractor.decide`), and blocks outside it at
         #: or above :attr:`run_keep`. Models without it in their metadata were chosen for
         #: the threshold alone.
-        self.best_run = isinstance(decoding, dict) and decoding.get("rule") == "best-run"
-        keep = decoding.get("keep") if isinstance(decoding, dict) else None
-        self.run_keep: float | None = float(keep) if isinstance(keep, (int, float)) else None
+        self.best_run, self.run_keep = _decoding(path, self.metadata.get("decoding"))
         self._empty = {
             i.name: np.zeros((0, int(i.shape[1])), np.float32) for i in self.session.get_inputs()
         }
@@ -127,6 +124,22 @@ class AutoModel:
     def quality(self, quality: np.ndarray) -> float:
         """The expected text F1 of a result, from its quality features."""
         return float(self._scores("quality", quality.reshape(1, -1))[0])
+
+
+def _decoding(path: Path, value: Any) -> tuple[bool, float | None]:
+    """The decision rule a model's metadata names: (best run or not, its ``keep``). None is
+    the threshold alone; anything but the rule this code knows is refused, naming the
+    file, rather than guessed at."""
+    if value is None:
+        return False, None
+    if not isinstance(value, dict) or value.get("rule") != "best-run":
+        raise ModelError(path, f"its metadata names an unknown decision rule: {str(value)[:100]}")
+    keep = value.get("keep")
+    if keep is None:
+        return True, None
+    if isinstance(keep, bool) or not isinstance(keep, (int, float)) or not 0.0 <= keep <= 1.0:
+        raise ModelError(path, f"its decision rule's keep is not a probability: {keep!r:.40}")
+    return True, float(keep)
 
 
 _files: ModelFiles[AutoModel] = ModelFiles(AutoModel)
