@@ -1179,8 +1179,9 @@ def test_compiled_steps_check_that_texts_are_strings() -> None:
 
 def _run_both(p: np.ndarray, chars: np.ndarray, threshold: float, keep: float | None) -> Any:
     twin = auto_extractor.run_labels
-    weights = (p.astype(np.float64) - threshold) * chars
-    compiled = twin.compiled(p, weights, threshold, keep)  # type: ignore[misc]
+    # the compiled step's arguments as the twin makes them (the weights by NumPy)
+    arguments = auto_extractor._run_weights(p, chars, threshold, keep)
+    compiled = twin.compiled(*arguments)  # type: ignore[misc]
     return compiled, twin.python(p, chars, threshold, keep)
 
 

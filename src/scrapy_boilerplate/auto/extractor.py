@@ -174,9 +174,8 @@ def decide(
     tags and words. A reply box or a list of related stories that the model finds
     somewhat likely, but that boilerplate separates from the article, is then left out.
     """
-    labels = p >= threshold
-    if labels.any() and chars is not None:
-        labels = run_labels(p, chars, threshold, keep)
+    # (the rule only ever takes blocks out: no block at the threshold, none in the run)
+    labels = p >= threshold if chars is None else run_labels(p, chars, threshold, keep)
     if labels.any() or not has_text or not len(p):
         return labels, False
     return p >= float(p.max()) - RESCUE_MARGIN, True

@@ -406,17 +406,17 @@ def train(
     # quality: learn the page F1 of the out-of-fold decisions
     qx, qy = [], []
     per_source: dict[str, list[tuple[float | None, float | None]]] = {}
-    for i, p in enumerate(pages):
-        probs = oof[best_trees][i]
-        labels, _ = _decide(p, probs, per_type.get(_kind(p), threshold), True)
+    decided = []  # each page's out-of-fold labels, whether they were rescued, and its score
+    for p, probs in zip(pages, oof[best_trees], strict=True):
+        labels, rescued = _decide(p, probs, per_type.get(_kind(p), threshold), True)
         score = page_scores(p.example.gold, _main_text(p, labels))
         per_source.setdefault(p.example.source, []).append(score)
+        decided.append((labels, rescued, score))
     for i in chosen:
         p = pages[i]
-        probs = oof[best_trees][i]
-        labels, rescued = _decide(p, probs, per_type.get(_kind(p), threshold), True)
-        qx.append(quality_features(probs, p.chars, labels, p.p_type, rescued))
-        qy.append(_page_f1(page_scores(p.example.gold, _main_text(p, labels))))
+        labels, rescued, score = decided[i]
+        qx.append(quality_features(oof[best_trees][i], p.chars, labels, p.p_type, rescued))
+        qy.append(_page_f1(score))
     qx_a, qy_a = np.stack(qx), np.array(qy)
     q_params = {**BLOCK_PARAMS, "objective": "regression", "num_leaves": 7, "min_data_in_leaf": 20}
     q_folds = _folds([pages[i].example.group for i in chosen])
@@ -540,7 +540,7 @@ def write_model(
         "page_types": report["page_types"],
         "threshold": report["threshold"],
         "thresholds": report["thresholds"],
-        "decoding": report.get("decoding", DECODING),
+        "decoding": report["decoding"],
         "trained_on": report["trained_on"],
         "block_features": list(features.NAMES),
         "page_features": list(pagetype.NAMES),
