@@ -617,6 +617,20 @@ _PIECES = st.sampled_from(
 _TEXTS = st.lists(st.lists(_PIECES, max_size=12).map("".join), max_size=8)
 
 
+def test_blocks_containing_at_the_edges_of_a_text() -> None:
+    """A string at a text's very start or end, one cut off by the end, one longer than
+    the text, a text that is the string, and a wide string looked for in a text of one
+    byte a character (where it cannot be): the compiled search (memchr over a text of
+    one byte a character) answers as a test per text does."""
+    needles = ("copyright", "\u20ac", "all rights reserved", "&copy")
+    texts = ["copyright", "x copyright", "copyright x", "copyrigh", "cop", "", "c",
+             "\u00e9 copyright", "\u00e9 \u20ac", "\u00e9 euro", "&cop", "&copy",
+             "all rights reserve", "ccopyright", "copyrightcopyright", "\u20ac"]  # fmt: skip
+    twin = features.blocks_containing
+    for contains in (twin.python, *([twin.compiled] if twin.compiled is not None else [])):
+        assert contains(needles, texts).tolist() == [any(n in t for n in needles) for t in texts]
+
+
 @settings(max_examples=400, deadline=None)
 @given(_TEXTS)
 def test_blocks_containing_as_a_test_per_text(texts: list[str]) -> None:

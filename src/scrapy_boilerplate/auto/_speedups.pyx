@@ -72,7 +72,7 @@ from cpython.unicode cimport (
 from libc.float cimport FLT_MAX
 from libc.math cimport expf, fabsf, isnan, log1p
 from libc.stdlib cimport qsort
-from libc.string cimport strcmp
+from libc.string cimport memchr, memcmp, strcmp
 
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
@@ -476,11 +476,12 @@ cdef class _WordSet:
             k = slots[slot]
             if k < 0:
                 return False
-            word = <str>self.words[k]
-            if (hashes[slot] == h and PyUnicode_GET_LENGTH(word) == end - start
-                    and _same_span(kind, data, start, PyUnicode_KIND(word),
-                                   PyUnicode_DATA(word), 0, end - start)):
-                return True
+            if hashes[slot] == h:  # (the word itself read only where the hash agrees)
+                word = <str>self.words[k]
+                if (PyUnicode_GET_LENGTH(word) == end - start
+                        and _same_span(kind, data, start, PyUnicode_KIND(word),
+                                       PyUnicode_DATA(word), 0, end - start)):
+                    return True
             slot = (slot + 1) & self.mask
 
 
@@ -510,6 +511,22 @@ cdef struct _Keyed:
 cdef int _by_key(const void* a, const void* b) noexcept nogil:
     cdef unsigned long long x = (<const _Keyed*>a).key, y = (<const _Keyed*>b).key
     return (x > y) - (x < y)
+
+
+cdef inline bint _in_bytes(const unsigned char* data, Py_ssize_t length,
+                           const unsigned char* needle, Py_ssize_t n) noexcept:
+    """Whether the ``n`` bytes of ``needle`` (``n`` > 0) occur in the ``length`` bytes of
+    ``data``: each place of the first byte found by ``memchr``, the rest compared there."""
+    cdef const unsigned char* at = data
+    cdef const unsigned char* last = data + length - n  # the last place a match can start
+    while at <= last:
+        at = <const unsigned char*>memchr(at, needle[0], <size_t>(last - at + 1))
+        if at is NULL:
+            return False
+        if memcmp(at + 1, needle + 1, <size_t>(n - 1)) == 0:
+            return True
+        at += 1
+    return False
 
 
 cdef class _Needles:
@@ -544,6 +561,16 @@ cdef class _Needles:
         cdef Py_ssize_t length = PyUnicode_GET_LENGTH(text), i, n
         cdef Py_UCS4 ch
         cdef str u
+        if kind == 1:
+            # a text of one byte a character (most page text): each string of one byte a
+            # character searched for with the C library's memchr; a wider one (a code
+            # point past 255) cannot be in it
+            for item in self.strings:
+                u = <str>item
+                if PyUnicode_KIND(u) == 1 and _in_bytes(<const unsigned char*>data, length,
+                             <const unsigned char*>PyUnicode_DATA(u), PyUnicode_GET_LENGTH(u)):
+                    return True
+            return False
         for i in range(length):
             ch = PyUnicode_READ(kind, data, i)
             if (ch < 256 and not self.starts[ch]) or (ch >= 256 and not self.wide):
