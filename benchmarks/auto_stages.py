@@ -33,7 +33,7 @@ from harness.datasets import DATASETS, load, missing_message
 from harness.output import add_out, write_reports
 from scrapy_boilerplate import extract
 from scrapy_boilerplate.auto import features, pagetype
-from scrapy_boilerplate.auto.extractor import decide, quality_features
+from scrapy_boilerplate.auto.extractor import decide, quality_features, rounded, with_page_type
 from scrapy_boilerplate.auto.model import load_model
 from scrapy_boilerplate.core import compiled
 from scrapy_boilerplate.core.document import parse
@@ -67,20 +67,18 @@ def _rest(model: Any, doc: Any, blocks: list[Any], p: np.ndarray, p_type: np.nda
     kind = model.page_types[int(p_type.argmax())]
     threshold = model.thresholds.get(kind, model.default_threshold)
     chars = np.array([len(b.text) for b in blocks], dtype=np.float64)
-    labels, rescued = decide(p, threshold, bool(chars.sum()))
+    labels, rescued = decide(
+        p, threshold, bool(chars.sum()), chars if model.best_run else None, model.run_keep
+    )
     model.quality(quality_features(p, chars, labels, p_type, rescued))
     out = blocks_from_segments(
         blocks,
         [CONTENT if lab else BOILERPLATE for lab in labels.tolist()],
         ("p_content",),
-        ([round(v, 4) for v in p.tolist()],),
+        (rounded(p),),
     )
     language = features.language_code(features.page_language(doc, blocks))
     return Extraction.from_blocks(out, "auto", {}, language=language)
-
-
-def _with_type(bx: np.ndarray, p_type: np.ndarray) -> np.ndarray:
-    return np.hstack((bx, np.broadcast_to(p_type, (len(bx), len(p_type)))))
 
 
 def measure_page(model: Any, page: Any, times: dict[str, list[float]]) -> None:
@@ -95,7 +93,7 @@ def measure_page(model: Any, page: Any, times: dict[str, list[float]]) -> None:
     bx = _timed(times, "block features", features.block_features, doc, blocks)
     px = _timed(times, "page features", pagetype.page_features, doc, blocks, bx)
     p_type = _timed(times, "page type", model.page_type, px)
-    p = _timed(times, "block trees", lambda: model.blocks(_with_type(bx, p_type)))
+    p = _timed(times, "block trees", lambda: model.blocks(with_page_type(bx, p_type)))
     _timed(times, "rest", _rest, model, doc, blocks, p, p_type)
 
 

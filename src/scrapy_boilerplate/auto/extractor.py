@@ -112,14 +112,37 @@ def quality_features(
         float((p * chars).sum()) / total,
         kept / total,
         math.log1p(kept),
-        math.log1p(int(labels.sum())),
+        math.log1p(int(np.count_nonzero(labels))),
         uncertain / total,
         float(p.max()) if len(p) else 0.0,
         float(rescued),
         math.log1p(total),
         math.log1p(len(p)),
     ]
-    return np.concatenate((np.asarray(head, np.float32), p_type.astype(np.float32)))
+    out = np.empty(QUALITY_WIDTH, dtype=np.float32)
+    out[: len(head)] = head
+    out[len(head) :] = p_type
+    return out
+
+
+def with_page_type(bx: np.ndarray, p_type: np.ndarray) -> np.ndarray:
+    """The block trees' input: each block's features, then the page type's probabilities
+    (the same on every row), as one float32 array in C order."""
+    width = bx.shape[1]
+    out = np.empty((len(bx), width + len(p_type)), dtype=np.float32)
+    out[:, :width] = bx
+    out[:, width:] = p_type
+    return out
+
+
+def rounded(p: np.ndarray) -> list[float]:
+    """``[round(v, 4) for v in p]``, at once for float32 probabilities: a float32 times
+    10,000 is exact in float64 (24 + 14 bits), so rounding it half to even gives the
+    correctly rounded decimal that ``round`` finds, and dividing by 10,000 the float
+    nearest to that decimal, which ``round`` returns too. Other arrays go one by one."""
+    if p.dtype != np.float32:
+        return [round(v, 4) for v in p.tolist()]
+    return (np.rint(p.astype(np.float64) * 10000.0) / 10000.0).tolist()
 
 
 def best_run(weights: np.ndarray) -> tuple[int, int]:
@@ -248,7 +271,7 @@ class AutoExtractor(Extractor):
             p_type = np.asarray([t == forced for t in model.page_types], np.float32)
         k = int(p_type.argmax())
         kind = model.page_types[k]
-        p = model.blocks(np.hstack((bx, np.broadcast_to(p_type, (len(bx), len(p_type))))))
+        p = model.blocks(with_page_type(bx, p_type))
         check()
         threshold = params["threshold"]
         if threshold is None:
@@ -265,7 +288,7 @@ class AutoExtractor(Extractor):
             blocks,
             [CONTENT if lab else BOILERPLATE for lab in labels.tolist()],
             ("p_content",),
-            ([round(v, 4) for v in p.tolist()],),
+            (rounded(p),),
         )
         return Extraction.from_blocks(
             out,

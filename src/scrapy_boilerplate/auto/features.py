@@ -748,27 +748,25 @@ def _compiled_columns(blocks: list[TextBlock], counts: BlockCounts) -> tuple[Any
     digits, punctuation, separators, capitals, letters, sentences, ends = counts.text
     return (
         blocks,
-        np.ascontiguousarray(
-            np.vstack(
-                (
-                    counts.chars,
-                    counts.n_words,
-                    counts.stop,
-                    counts.links,
-                    counts.good,
-                    digits,
-                    punctuation,
-                    separators,
-                    capitals,
-                    letters,
-                    ends,
-                    counts.in_title,
-                    counts.duplicate,
-                    counts.copyright,
-                    np.log1p(counts.chars),
-                    np.log1p(counts.n_words),
-                    np.log1p(sentences),
-                )
+        np.array(  # (one (17, n) C-order array, made at once rather than by np.vstack)
+            (
+                counts.chars,
+                counts.n_words,
+                counts.stop,
+                counts.links,
+                counts.good,
+                digits,
+                punctuation,
+                separators,
+                capitals,
+                letters,
+                ends,
+                counts.in_title,
+                counts.duplicate,
+                counts.copyright,
+                np.log1p(counts.chars),
+                np.log1p(counts.n_words),
+                np.log1p(sentences),
             ),
             dtype=np.float64,
         ),

@@ -136,6 +136,7 @@ for _kind, _names in SCHEMA_TYPES.items():
     for _name in _names:
         _SCHEMA_COLUMNS[_name] = (*_SCHEMA_COLUMNS.get(_name, ()), _INDEX[f"schema_{_kind}"])
 _ELEMENT_COLUMNS = tuple(_INDEX[f"log_{t}"] for t in ELEMENTS)
+_ELEMENT_INDEX = np.array(_ELEMENT_COLUMNS, dtype=np.intp)  # (one assignment for them all)
 #: The block features' columns, by name.
 _BLOCK_INDEX = {n: i for i, n in enumerate(block_features_module.NAMES)}
 
@@ -184,6 +185,7 @@ def _markup_counts(
 #: What :func:`_block_summary` gives, in its order: the page's columns from its text
 #: length on, but the prices (read by a regular expression, not summed up).
 _SUMMARY = tuple(n for n in NAMES[NAMES.index("log_chars") :] if n != "prices")
+_SUMMARY_INDEX = np.array([_INDEX[n] for n in _SUMMARY], dtype=np.intp)
 
 
 def _compiled_summary(block_x: np.ndarray, texts: list[str]) -> tuple[Any, ...]:
@@ -270,8 +272,7 @@ def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.n
     for t in OG_TYPES:
         x[col[f"og_{t}"]] = t in og_word
 
-    for c, count in zip(_ELEMENT_COLUMNS, counts, strict=True):
-        x[c] = math.log1p(count)
+    x[_ELEMENT_INDEX] = [math.log1p(count) for count in counts]
     x[col["log_elements"]] = math.log1p(total)
     x[col["log_siblings"]] = math.log1p(biggest)
     x[col["siblings_share"]] = biggest / max(total, 1)
@@ -280,8 +281,7 @@ def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.n
     x[col["blocks"]] = math.log1p(n)
     if n:
         texts = [b.text for b in blocks]
-        for name, value in zip(_SUMMARY, _block_summary(block_x, texts), strict=True):
-            x[col[name]] = value
+        x[_SUMMARY_INDEX] = _block_summary(block_x, texts)
         hinted = block_features_module.blocks_containing(_PRICE_HINTS, texts)
         x[col["prices"]] = math.log1p(
             sum(1 for t, h in zip(texts, hinted, strict=True) if h and _PRICE.search(t))

@@ -138,9 +138,11 @@ def validate(
     wrong converting a value (a JSON integer too large for a float, a key that is not a
     string) is an :class:`InvalidParameter` naming the parameter, never another exception.
     """
+    if not params:  # (the common call: every default, nothing to check)
+        return {p.name: p.default for p in spec}
     spec = list(spec)
     by_name = {p.name: p for p in spec}
-    params = dict(params or {})
+    params = dict(params)
     unknown = sorted((set(params) - set(by_name)), key=repr)
     if unknown:
         where = f" of {method!r}" if method else ""
