@@ -309,3 +309,35 @@ def test_train_auto_from_the_command_line_refuses_what_it_cannot_do(tmp_path: Pa
     data = tmp_path / "data"
     _tiny_datasets(data)
     assert main(["train", "auto", "--data", str(data), "--out", str(existing)]) == 2
+
+
+def test_probabilities_rounded_at_once_as_round_does() -> None:
+    """``rounded`` gives exactly ``round(v, 4)`` for float32 probabilities: random ones,
+    the ties of the fourth decimal that float32 can hold (1/32 is 0.03125), the floats
+    on either side of every multiple of 1/20,000, and values outside [0, 1]; a float64
+    array is rounded one by one."""
+    rng = np.random.default_rng(7)
+    halves = (np.arange(20001, dtype=np.float64) / 20000).astype(np.float32)
+    values = np.concatenate(
+        (
+            rng.random(50_000, dtype=np.float32),
+            halves,
+            np.nextafter(halves, np.float32(2)),
+            np.nextafter(halves, np.float32(-1)),
+            np.array([0.0, 1.0, 0.03125, 0.09375, 2**-126, -0.0, 3.5e4, -0.00005], np.float32),
+        )
+    )
+    assert auto_extractor.rounded(values) == [round(v, 4) for v in values.tolist()]
+    wide = rng.random(1000)
+    assert auto_extractor.rounded(wide) == [round(v, 4) for v in wide.tolist()]
+    assert auto_extractor.rounded(np.zeros(0, np.float32)) == []
+
+
+def test_block_input_joins_the_page_type_to_every_row() -> None:
+    """The block trees read each block's features, then the page type's probabilities."""
+    bx = np.arange(12, dtype=np.float32).reshape(3, 4)
+    p_type = np.array([0.25, 0.75], dtype=np.float32)
+    joined = auto_extractor.with_page_type(bx, p_type)
+    assert joined.dtype == np.float32 and joined.flags.c_contiguous
+    assert np.array_equal(joined, np.hstack((bx, np.tile(p_type, (3, 1)))))
+    assert auto_extractor.with_page_type(np.zeros((0, 4), np.float32), p_type).shape == (0, 6)
