@@ -158,6 +158,26 @@ def test_markup_counts_match_python(name: str, doc: Any) -> None:
             assert _counts_both(el)[0] == _counts_both(el)[1]
 
 
+@needs_build
+def test_markup_counts_past_the_table_of_names() -> None:
+    """A page of more distinct tag names than the compiled step files by address (300
+    made-up tags among the real ones, each used several times, some of them in the lists
+    counted): it counts as Python does, the names past its table compared each time;
+    and a tree built by lxml's API (its names not from the parser's dictionary) too."""
+    made_up = "".join(f"<x{i} class='c'><p>t</p><li>a</li></x{i}>" for i in range(300))
+    page = f"<html><body>{made_up * 2}<div class='c'><article>a</article></div></body></html>"
+    root = parse(page).root
+    compiled, python = _counts_both(root)
+    assert compiled == python and compiled[0][pagetype.ELEMENTS.index("li")] == 600
+    built = etree.Element("html")
+    body = etree.SubElement(built, "body")
+    for i in range(40):
+        etree.SubElement(etree.SubElement(body, "div", {"class": "c"}), f"y{i % 7}").text = "t"
+        etree.SubElement(body, "p").text = "x"
+    compiled, python = _counts_both(built)
+    assert compiled == python and compiled[2] == 40  # the 40 divs of one class under body
+
+
 def test_markup_counts_of_the_edge_page() -> None:
     """The reference itself, on a page whose counts are known."""
     doc = parse(EDGE_CASES["siblings_and_types"])

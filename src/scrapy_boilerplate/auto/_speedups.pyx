@@ -224,6 +224,21 @@ def element_masks(list elements, dict keyword_bits):
 
 cdef enum:
     _MAX_NAMES = 64  # tags a list of markup_counts holds at most (more: Python runs)
+    _NAME_SLOTS = 256  # markup_counts' table of the tag names met (a power of two)
+    _NAME_FILL = 192  # names filed in it at most; the others are compared each time
+
+
+cdef struct _NameSlot:
+    const char* name  # NULL: an empty slot
+    int tag, sibling, collected  # the name's index in each list, -1 where it is not in it
+
+
+cdef inline int _index_of(const char* name, const char** names, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t k
+    for k in range(n):
+        if strcmp(name, names[k]) == 0:
+            return <int>k
+    return -1
 
 
 def markup_counts(root, tuple names, tuple sibling_tags, tuple collect):
@@ -262,6 +277,15 @@ def markup_counts(root, tuple names, tuple sibling_tags, tuple collect):
     cdef dict siblings = {}
     cdef list itemtypes = []
     cdef const char* name
+    # each tag name met, by its address, with its place in the three lists: libxml2's
+    # parser keeps one copy of each name in the document's dictionary, so a page's
+    # thousands of elements come to a few dozen addresses, each compared with the lists
+    # once (a name filed by its address is the same text for the whole walk)
+    cdef _NameSlot names_met[_NAME_SLOTS]
+    cdef _NameSlot found
+    cdef Py_ssize_t slot, filed = 0
+    for slot in range(_NAME_SLOTS):
+        names_met[slot].name = NULL
     if top.type != tree.XML_ELEMENT_NODE:
         raise Unsupported("not an element")
     while c is not NULL:
@@ -270,26 +294,33 @@ def markup_counts(root, tuple names, tuple sibling_tags, tuple collect):
                 raise Unsupported("a namespaced element")
             total += 1
             name = <const char*>c.name
-            for k in range(n_names):
-                if strcmp(name, name_of[k]) == 0:
-                    tag_counts[k] += 1
-                    break
-            for k in range(n_siblings):
-                if strcmp(name, sibling_of[k]) == 0:
-                    parent = _parent(c)
-                    cls = cetree.attributeValueFromNsName(
-                        c, NULL, <const unsigned char*>b"class"
-                    ) or ""
-                    key = (<size_t>parent, k, cls)
-                    siblings[key] = siblings.get(key, 0) + 1
-                    break
+            slot = <Py_ssize_t>((<size_t>name >> 4) & (_NAME_SLOTS - 1))
+            while names_met[slot].name is not NULL and names_met[slot].name != name:
+                slot = (slot + 1) & (_NAME_SLOTS - 1)
+            if names_met[slot].name is not NULL:
+                found = names_met[slot]
+            else:
+                found.name = name
+                found.tag = _index_of(name, name_of, n_names)
+                found.sibling = _index_of(name, sibling_of, n_siblings)
+                found.collected = _index_of(name, collect_of, n_collect)
+                if filed < _NAME_FILL:
+                    names_met[slot] = found
+                    filed += 1
+            if found.tag >= 0:
+                tag_counts[found.tag] += 1
+            if found.sibling >= 0:
+                parent = _parent(c)
+                cls = cetree.attributeValueFromNsName(
+                    c, NULL, <const unsigned char*>b"class"
+                ) or ""
+                key = (<size_t>parent, found.sibling, cls)
+                siblings[key] = siblings.get(key, 0) + 1
             itemtype = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"itemtype")
             if itemtype:
                 itemtypes.append(itemtype)
-            for k in range(n_collect):
-                if strcmp(name, collect_of[k]) == 0:
-                    (<list>collected[k]).append(cetree.elementFactory(cdoc, c))
-                    break
+            if found.collected >= 0:
+                (<list>collected[found.collected]).append(cetree.elementFactory(cdoc, c))
             if c.children is not NULL:
                 c = c.children
                 continue
