@@ -654,6 +654,27 @@ def test_link_character_count_equals_python(text: str) -> None:
     assert _speedups.normalized_length(text) == len(document.normalize_whitespace(text))
 
 
+ONE_BYTE = st.lists(  # texts of one byte a character: every code point below 256
+    st.one_of(
+        st.characters(max_codepoint=255),
+        st.sampled_from([" ", "  ", "\n", " \r\n ", "word", "\xa0", "\x85", "\xad"]),
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(ONE_BYTE, st.booleans())
+def test_whitespace_rule_of_one_byte_text_equals_python(text: str, strip: bool) -> None:
+    """The rule's pass for texts of one byte a character (runs found by a table, copied
+    at once) gives Python's string, of the same width and ASCII-ness, and its length."""
+    expected = document.normalize_whitespace(text.strip() if strip else text)
+    out = _speedups.normalize_whitespace(text, strip=strip)
+    assert out == expected and out.isascii() == expected.isascii()
+    assert hash(out) == hash(expected) and sys.getsizeof(out) == sys.getsizeof(expected)
+    assert _speedups.normalized_length(text) == len(document.normalize_whitespace(text))
+
+
 @pytest.mark.parametrize(
     ("text", "strip", "expected"),
     [

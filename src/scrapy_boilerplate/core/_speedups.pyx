@@ -59,7 +59,7 @@ from cpython.unicode cimport (
 )
 from libc.math cimport log as c_log
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
-from libc.string cimport memset, strchr, strcmp, strlen
+from libc.string cimport memcpy, memset, strchr, strcmp, strlen
 
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
@@ -307,11 +307,80 @@ cdef _Collapsed _collapse_text(str text, bint strip, int kind, void* data) noexc
     cdef int width = PyUnicode_KIND(text)
     cdef void* chars = PyUnicode_DATA(text)
     cdef Py_ssize_t n = len(text)
+    if width == 1 and (data is NULL or kind == 1):
+        return _collapse_bytes(<const uint8_t*>chars, n, strip, <uint8_t*>data)
     if width == 1:
         return _collapse_pass(<const uint8_t*>chars, n, strip, kind, data)
     if width == 2:
         return _collapse_pass(<const uint16_t*>chars, n, strip, kind, data)
     return _collapse_pass(<const uint32_t*>chars, n, strip, kind, data)
+
+
+#: per code point below 256: 0 printable and not white space, 1 white space, 2 neither
+#: (``str.isspace`` and ``str.isprintable``, as ``Py_UNICODE_ISSPACE`` and ``_printable``
+#: answer; filled at import from Python's own answers)
+cdef uint8_t _BYTE_CLASS[256]
+for _code in range(256):
+    _BYTE_CLASS[_code] = 1 if chr(_code).isspace() else (0 if chr(_code).isprintable() else 2)
+
+
+cdef _Collapsed _collapse_bytes(const uint8_t* chars, Py_ssize_t n, bint strip,
+                                uint8_t* data) noexcept:
+    """:func:`_collapse_pass` for a text of one byte a character, written (unless ``data``
+    is NULL) into a string of one byte a character: the same rule, with each run of
+    printable characters found by a table and copied at once. ``widest`` is the bitwise
+    or of the characters: at least the widest and below 256, and at least 128 exactly when
+    one is, so the string made for it has the same width and ASCII-ness."""
+    cdef _Collapsed r
+    r.length = 0
+    r.widest = 0
+    r.first = r.last = -1
+    r.plain = True
+    cdef Py_ssize_t i = 0, start
+    cdef uint8_t ch, cls, widest = 0
+    cdef bint in_run = False, line_break = False, space = False
+    while i < n:
+        ch = chars[i]
+        cls = _BYTE_CLASS[ch]
+        if cls == 1:
+            if ch == 10 or ch == 13:  # "\n", "\r"
+                line_break = True
+            if ch != 32 or space:
+                r.plain = False
+            space = in_run = True
+            i += 1
+            continue
+        if in_run and not (strip and r.length == 0):
+            if data is not NULL:
+                data[r.length] = 10 if line_break else 32
+            r.length += 1
+        in_run = line_break = space = False
+        if r.first < 0:
+            r.first = i
+        if cls == 2:
+            r.plain = False  # (the Python function splits lines at some of these)
+        start = i
+        widest |= ch
+        i += 1
+        while i < n:
+            ch = chars[i]
+            cls = _BYTE_CLASS[ch]
+            if cls == 1:
+                break
+            if cls == 2:
+                r.plain = False
+            widest |= ch
+            i += 1
+        r.last = i - 1
+        if data is not NULL:
+            memcpy(data + r.length, chars + start, <size_t>(i - start))
+        r.length += i - start
+    if in_run and not strip:
+        if data is not NULL:
+            data[r.length] = 10 if line_break else 32
+        r.length += 1
+    r.widest = widest
+    return r
 
 
 cdef _Collapsed _collapse_pass(const _Char* chars, Py_ssize_t n, bint strip, int kind,
