@@ -71,6 +71,7 @@ from cpython.unicode cimport (
 )
 from libc.float cimport FLT_MAX
 from libc.math cimport expf, fabsf, isnan, log1p
+from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport qsort
 from libc.string cimport memchr, memcmp, strcmp
 
@@ -343,6 +344,50 @@ cdef inline bint _in(Py_UCS4 ch, str chars):
     return False
 
 
+ctypedef fused _Char:  # a str's characters: 1, 2 or 4 bytes each (PEP 393)
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef struct _CharCounts:
+    long digits, punctuation, separators, capitals, spaces, sentences
+
+
+cdef void _count_chars(const _Char* chars, Py_ssize_t length, const unsigned char* bits,
+                       Py_ssize_t size, _CharCounts* c) noexcept:
+    """:func:`text_counts`' pass over one text, compiled once per width of its characters
+    (no width test per character); the flags added without a test each."""
+    cdef Py_ssize_t i, j
+    cdef Py_UCS4 ch, nxt
+    cdef unsigned int flag, after_space = 1  # a block's first character starts a word
+    cdef long digits = 0, punctuation = 0, separators = 0, capitals = 0, spaces = 0
+    cdef long sentences = 0
+    for i in range(length):
+        ch = chars[i]
+        flag = bits[ch] if ch < <Py_UCS4>size else 0
+        digits += flag & 1
+        punctuation += (flag >> 1) & 1
+        separators += (flag >> 2) & 1
+        capitals += (flag >> 3) & after_space
+        after_space = (flag >> 4) & 1
+        spaces += ch == 32
+        if ch == 46 or ch == 33 or ch == 63:  # . ! ?
+            j = i + 1
+            while j < length and Py_UNICODE_ISSPACE(chars[j]):
+                j += 1
+            if j > i + 1 and j < length:
+                nxt = chars[j]
+                if Py_UNICODE_ISALNUM(nxt) or nxt == 95:  # \w: alphanumeric or "_"
+                    sentences += 1
+    c.digits = digits
+    c.punctuation = punctuation
+    c.separators = separators
+    c.capitals = capitals
+    c.spaces = spaces
+    c.sentences = sentences
+
+
 def text_counts(list texts, bytes table, str ends, str closers):
     """``features._text_counts``: per text, its digits, punctuation, separators and
     capitalised words (the bits of ``table``, one byte per code point below its length:
@@ -365,36 +410,21 @@ def text_counts(list texts, bytes table, str ends, str closers):
     cdef unsigned char flag
     cdef bint after_space
     cdef long digits, punctuation, separators, capitals, spaces, sentences
+    cdef _CharCounts c
     cdef str text
     for b in range(n):
         text = <str?>texts[b]
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
         length = PyUnicode_GET_LENGTH(text)
-        digits = punctuation = separators = capitals = spaces = sentences = 0
-        after_space = True  # a block's first character starts a word
-        for i in range(length):
-            ch = PyUnicode_READ(kind, data, i)
-            flag = bits[ch] if ch < <Py_UCS4>size else 0
-            if flag & 1:
-                digits += 1
-            if flag & 2:
-                punctuation += 1
-            if flag & 4:
-                separators += 1
-            if (flag & 8) and after_space:
-                capitals += 1
-            after_space = (flag & 16) != 0
-            if ch == 32:
-                spaces += 1
-            elif ch == 46 or ch == 33 or ch == 63:  # . ! ?
-                j = i + 1
-                while j < length and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j)):
-                    j += 1
-                if j > i + 1 and j < length:
-                    ch = PyUnicode_READ(kind, data, j)
-                    if Py_UNICODE_ISALNUM(ch) or ch == 95:  # \w: alphanumeric or "_"
-                        sentences += 1
+        if kind == 1:
+            _count_chars(<const uint8_t*>data, length, bits, size, &c)
+        elif kind == 2:
+            _count_chars(<const uint16_t*>data, length, bits, size, &c)
+        else:
+            _count_chars(<const uint32_t*>data, length, bits, size, &c)
+        digits, punctuation, separators = c.digits, c.punctuation, c.separators
+        capitals, spaces, sentences = c.capitals, c.spaces, c.sentences
         o[0, b] = digits
         o[1, b] = punctuation
         o[2, b] = separators
@@ -445,16 +475,25 @@ cdef inline Py_ssize_t _next_word(int kind, void* data, Py_ssize_t length, Py_ss
                                   Py_ssize_t* start, unsigned long long* h) noexcept:
     """The next word of a text from ``i`` on (split at white space as ``str.split``
     splits): its end, with its start and :func:`_word_hash` in ``start`` and ``h``; -1
-    where no word is left."""
+    where no word is left. The text's width is tested once a word, not once a character."""
+    if kind == 1:
+        return _next_word_of(<const uint8_t*>data, length, i, start, h)
+    if kind == 2:
+        return _next_word_of(<const uint16_t*>data, length, i, start, h)
+    return _next_word_of(<const uint32_t*>data, length, i, start, h)
+
+
+cdef inline Py_ssize_t _next_word_of(const _Char* chars, Py_ssize_t length, Py_ssize_t i,
+                                     Py_ssize_t* start, unsigned long long* h) noexcept:
     cdef Py_UCS4 ch
     cdef unsigned long long hash_ = _FNV_OFFSET
-    while i < length and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+    while i < length and Py_UNICODE_ISSPACE(chars[i]):
         i += 1
     if i >= length:
         return -1
     start[0] = i
     while i < length:
-        ch = PyUnicode_READ(kind, data, i)
+        ch = chars[i]
         if Py_UNICODE_ISSPACE(ch):
             break
         hash_ = (hash_ ^ <unsigned long long>ch) * _FNV_PRIME
