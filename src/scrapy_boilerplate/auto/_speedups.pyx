@@ -1674,7 +1674,15 @@ cdef class Forest:
         cdef Py_ssize_t stride = x.shape[1]
         cdef const float* first = &x[0, 0] if n else NULL
         cdef int c, root
+        cdef bint missing = False
+        cdef Py_ssize_t cell, cells = n * stride
         with nogil:
+            # a missing value (NaN) anywhere? Pages' features have none: then each step
+            # of a walk is one comparison, without the test for a missing value
+            for cell in range(cells):
+                if isnan(first[cell]):
+                    missing = True
+                    break
             # tree after tree (a tree's nodes stay in the closest cache while every row
             # goes down it); each row's sum still adds the trees in their order
             for t in range(n_trees):
@@ -1684,13 +1692,21 @@ cdef class Forest:
                     row = first + r * stride
                     i = root
                     node = &nodes[i]
-                    while node.right != i:  # a leaf is its own false child
-                        v = row[node.feature]
-                        if (v <= node.threshold) | (isnan(v) & node.missing_true):
-                            i = i + 1
-                        else:
-                            i = node.right
-                        node = &nodes[i]
+                    if missing:
+                        while node.right != i:  # a leaf is its own false child
+                            v = row[node.feature]
+                            if (v <= node.threshold) | (isnan(v) & node.missing_true):
+                                i = i + 1
+                            else:
+                                i = node.right
+                            node = &nodes[i]
+                    else:
+                        while node.right != i:
+                            if row[node.feature] <= node.threshold:
+                                i = i + 1
+                            else:
+                                i = node.right
+                            node = &nodes[i]
                     o[r, c] += values[i]
         cdef float one = 1, top, total, p
         cdef float[::1] positive
