@@ -587,6 +587,8 @@ cdef inline bint _in_bytes(const unsigned char* data, Py_ssize_t length,
                            const unsigned char* needle, Py_ssize_t n) noexcept:
     """Whether the ``n`` bytes of ``needle`` (``n`` > 0) occur in the ``length`` bytes of
     ``data``: each place of the first byte found by ``memchr``, the rest compared there."""
+    if n > length:
+        return False
     cdef const unsigned char* at = data
     cdef const unsigned char* last = data + length - n  # the last place a match can start
     while at <= last:
