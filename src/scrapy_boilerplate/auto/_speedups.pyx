@@ -403,13 +403,9 @@ def text_counts(list texts, bytes table, str ends, str closers):
     cdef double[:, ::1] o = out
     cdef const unsigned char* bits = table
     cdef Py_ssize_t size = len(table)
-    cdef Py_ssize_t b, i, j, length
+    cdef Py_ssize_t b, j, length
     cdef int kind
     cdef void* data
-    cdef Py_UCS4 ch
-    cdef unsigned char flag
-    cdef bint after_space
-    cdef long digits, punctuation, separators, capitals, spaces, sentences
     cdef _CharCounts c
     cdef str text
     for b in range(n):
@@ -423,14 +419,12 @@ def text_counts(list texts, bytes table, str ends, str closers):
             _count_chars(<const uint16_t*>data, length, bits, size, &c)
         else:
             _count_chars(<const uint32_t*>data, length, bits, size, &c)
-        digits, punctuation, separators = c.digits, c.punctuation, c.separators
-        capitals, spaces, sentences = c.capitals, c.spaces, c.sentences
-        o[0, b] = digits
-        o[1, b] = punctuation
-        o[2, b] = separators
-        o[3, b] = capitals
-        o[4, b] = length - spaces
-        o[5, b] = sentences
+        o[0, b] = c.digits
+        o[1, b] = c.punctuation
+        o[2, b] = c.separators
+        o[3, b] = c.capitals
+        o[4, b] = length - c.spaces
+        o[5, b] = c.sentences
         # ends a sentence: text.rstrip()[-2:], a closer taken off, the last in ``ends``
         j = length - 1
         while j >= 0 and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j)):
