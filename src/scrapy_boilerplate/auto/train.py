@@ -34,7 +34,12 @@ from typing import Any
 import numpy as np
 
 from scrapy_boilerplate.auto import features, pagetype
-from scrapy_boilerplate.auto.extractor import QUALITY_NAMES, decide, quality_features
+from scrapy_boilerplate.auto.extractor import (
+    QUALITY_NAMES,
+    decide,
+    quality_features,
+    with_page_type,
+)
 from scrapy_boilerplate.auto.model import FEATURE_VERSION, INPUTS
 from scrapy_boilerplate.core.document import parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
@@ -271,15 +276,10 @@ def _fit_types(pages: list[Featurized], trees: int = 200) -> Any:
 
 
 def _block_matrix(pages: list[Featurized]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    x = np.concatenate(
-        [
-            np.hstack((p.blocks, np.broadcast_to(p.p_type, (len(p.blocks), len(p.p_type)))))
-            for p in pages
-        ]
-    )
+    x = np.concatenate([with_page_type(p.blocks, p.p_type) for p in pages])
     y = np.concatenate([p.labels for p in pages]).astype(int)
     w = np.concatenate([np.log1p(p.chars) + 1.0 for p in pages])
-    return x.astype(np.float32), y, w
+    return x, y, w
 
 
 def _fit_blocks(pages: list[Featurized], trees: int) -> Any:
@@ -289,8 +289,7 @@ def _fit_blocks(pages: list[Featurized], trees: int) -> Any:
 
 
 def _predict_blocks(model: Any, page: Featurized) -> np.ndarray:
-    x = np.hstack((page.blocks, np.broadcast_to(page.p_type, (len(page.blocks), len(page.p_type)))))
-    return np.asarray(model.predict(x.astype(np.float32)))
+    return np.asarray(model.predict(with_page_type(page.blocks, page.p_type)))
 
 
 def _kind(page: Featurized) -> str:
@@ -381,14 +380,9 @@ def train(
         inside = set(fold.tolist())
         model = _fit_blocks([p for i, p in enumerate(pages) if i not in inside], max(trees))
         for i in fold:
-            x = np.hstack(
-                (
-                    pages[i].blocks,
-                    np.broadcast_to(pages[i].p_type, (len(pages[i].blocks), len(pages[i].p_type))),
-                )
-            )
+            x = with_page_type(pages[i].blocks, pages[i].p_type)
             for t in trees:
-                oof[t][i] = np.asarray(model.predict(x.astype(np.float32), num_iteration=t))
+                oof[t][i] = np.asarray(model.predict(x, num_iteration=t))
     chosen = [i for i, p in enumerate(pages) if p.example.source in SELECTION_SETS]
     if not chosen:
         chosen = list(range(len(pages)))
