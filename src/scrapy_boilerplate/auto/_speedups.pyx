@@ -83,6 +83,7 @@ cetree.import_lxml__etree()
 
 import array
 
+from scrapy_boilerplate.core._speedups cimport StrChar
 from scrapy_boilerplate.core._speedups import Unsupported
 
 
@@ -344,17 +345,11 @@ cdef inline bint _in(Py_UCS4 ch, str chars):
     return False
 
 
-ctypedef fused _Char:  # a str's characters: 1, 2 or 4 bytes each (PEP 393)
-    uint8_t
-    uint16_t
-    uint32_t
-
-
 cdef struct _CharCounts:
     long digits, punctuation, separators, capitals, spaces, sentences
 
 
-cdef void _count_chars(const _Char* chars, Py_ssize_t length, const unsigned char* bits,
+cdef void _count_chars(const StrChar* chars, Py_ssize_t length, const unsigned char* bits,
                        Py_ssize_t size, _CharCounts* c) noexcept:
     """:func:`text_counts`' pass over one text, compiled once per width of its characters
     (no width test per character); the flags added without a test each."""
@@ -477,7 +472,7 @@ cdef inline Py_ssize_t _next_word(int kind, void* data, Py_ssize_t length, Py_ss
     return _next_word_of(<const uint32_t*>data, length, i, start, h)
 
 
-cdef inline Py_ssize_t _next_word_of(const _Char* chars, Py_ssize_t length, Py_ssize_t i,
+cdef inline Py_ssize_t _next_word_of(const StrChar* chars, Py_ssize_t length, Py_ssize_t i,
                                      Py_ssize_t* start, unsigned long long* h) noexcept:
     cdef Py_UCS4 ch
     cdef unsigned long long hash_ = _FNV_OFFSET

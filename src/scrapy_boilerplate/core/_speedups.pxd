@@ -1,10 +1,19 @@
 # cython: language_level=3
 """What other compiled modules of the package cimport from ``_speedups``: the compiled
 walk's recorder protocol (:class:`WalkRecorder`), so that a method records what it needs
-of a page on the segmentation's walk through C-level calls, and a helper to append to an
-``array.array('q')``."""
+of a page on the segmentation's walk through C-level calls, a helper to append to an
+``array.array('q')``, and the fused type of a str's characters (:data:`StrChar`)."""
 
 from cpython cimport array
+from libc.stdint cimport uint8_t, uint16_t, uint32_t
+
+
+# A str's characters as PEP 393 stores them, 1, 2 or 4 bytes each: a loop over a text's
+# data is compiled once per width, with no width test per character.
+ctypedef fused StrChar:
+    uint8_t
+    uint16_t
+    uint32_t
 
 
 cdef class WalkRecorder:

@@ -275,12 +275,6 @@ cdef inline bint _has_text(object text):
     return False
 
 
-ctypedef fused _Char:  # a str's characters: 1, 2 or 4 bytes each (PEP 393)
-    uint8_t
-    uint16_t
-    uint32_t
-
-
 cdef inline bint _printable(Py_UCS4 ch) noexcept:
     """``ch.isprintable()``, answered inline for ASCII (Python's test is a function call)."""
     if ch < 128:
@@ -383,7 +377,7 @@ cdef _Collapsed _collapse_bytes(const uint8_t* chars, Py_ssize_t n, bint strip,
     return r
 
 
-cdef _Collapsed _collapse_pass(const _Char* chars, Py_ssize_t n, bint strip, int kind,
+cdef _Collapsed _collapse_pass(const StrChar* chars, Py_ssize_t n, bint strip, int kind,
                                void* data) noexcept:
     cdef _Collapsed r
     r.length = 0
