@@ -2,7 +2,7 @@
 
     python benchmarks/entities_eval.py [--data datasets] [--save] [--out DIR]
     python benchmarks/entities_eval.py --cv         # cross-validation grouped by template and page
-    python benchmarks/entities_eval.py --cv --cv-cells --seeds 0 1 2  # every example scored, 3 orders
+    python benchmarks/entities_eval.py --cv --cv-cells --seeds 0 1 2  # every example, 3 orders
     python benchmarks/entities_eval.py --causes     # why the right list is missing (train parts)
     python benchmarks/entities_eval.py --templates  # the question templates, to check by eye
 
@@ -484,9 +484,11 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
         style = query_style(ex.query) if styles else None
         rows.append((name, ties, TrainingPage(pc.features(ex.query), pc.counts(), ok, style)))
         folds.append(fold)
-    cells = [(t, p) for t in range(FOLDS) for p in range(FOLDS)] if args.cv_cells else [
-        (f, f) for f in range(FOLDS)
-    ]
+    cells = (
+        [(t, p) for t in range(FOLDS) for p in range(FOLDS)]
+        if args.cv_cells
+        else [(f, f) for f in range(FOLDS)]
+    )
     results: dict[str, list[tuple[float, float]]] = {}
     for seed in args.seeds:
         hits: dict[str, list[tuple[bool, bool]]] = {}
