@@ -228,3 +228,40 @@ def test_a_heading_has_few_elements_so_nested_bold_stays_linear():
     page = PageIndex(doc.root)
     _, headings = sections(page, page.number[doc.body])
     assert 0 < len(headings) <= MAX_HEADING_ELEMENTS
+
+
+UNBROKEN = [
+    "<p>Ann Lee</p>",
+    "<p>a<!--not text-->b<?pi no?>c<span>d<!--z-->e</span>f <b>g</b></p>",
+    "<td>\n  Ann Lee\n  <a href='/x'>Bob\nRay</a>  \n\n tail </td>",
+    "<li>Ann Lee, Bob Ray and Cy Dee</li>",
+    "<p>   </p>",
+    "<p>" + "x" * 999 + "</p>",
+    "<p>" + "x" * 1001 + "</p>",
+    "<p><i>" + "y" * 600 + "</i>" + "z" * 500 + "</p>",
+]
+
+
+def test_unbroken_lines_read_what_lines_of_reads():
+    from scrapy_boilerplate.entities.derive import MAX_TEXT, _unbroken_lines
+
+    for html in UNBROKEN:
+        el = sb.parse(f"<html><body>{html}</body></html>").body[0]
+        assert el.find(".//br") is None
+        assert _unbroken_lines(el, MAX_TEXT) == lines_of(el, MAX_TEXT), html
+        assert _unbroken_lines(el, 5) == lines_of(el, 5), html
+
+
+def test_break_counts_tell_the_subtrees_with_a_break():
+    from scrapy_boilerplate.entities.derive import _break_counts
+
+    doc = sb.parse("<html><body><div><p>a<br>b</p><p>c<span>d</span></p><hr></div></body></html>")
+    page = PageIndex(doc.root)
+    counts = _break_counts(page)
+
+    def has_break(tag_path: str) -> bool:
+        i = page.number[doc.root.xpath(tag_path)[0]]
+        return counts[page.end[i]] > counts[i + 1]
+
+    assert has_break("//div") and has_break("//p[1]")
+    assert not has_break("//p[2]") and not has_break("//span")

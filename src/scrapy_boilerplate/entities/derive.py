@@ -147,6 +147,17 @@ def lines_of(el: Any, max_text: int = MAX_TEXT) -> list[str] | None:
     return out
 
 
+def _unbroken_lines(el: Any, max_text: int) -> list[str] | None:
+    """:func:`lines_of` for an element without ``<br>`` / ``<hr>`` below it (the caller
+    knows: :func:`_break_counts`): the same lines, its text read in one call (the
+    element's text and its descendants' texts and tails, no comment's, as
+    :func:`lines_of` reads them)."""
+    text = "".join(el.itertext())
+    if len(text) > max_text:
+        return None
+    return [line for line in text.split("\n") if line.strip()]
+
+
 def _list_lines(el: Any) -> list[str] | None:
     """:func:`lines_of` ``el``, up to :data:`MAX_TEXT` characters; past that, up to
     :data:`LONG_LINES_TEXT`, only for a list written with ``<br>`` (at least
@@ -200,6 +211,15 @@ def _inline_only(page: PageIndex) -> list[bool]:
     for i, tag in enumerate(page.tags):
         blocks[i + 1] = blocks[i] + (tag not in INLINE)
     return [blocks[page.end[i]] - blocks[i + 1] == 0 for i in range(n)]
+
+
+def _break_counts(page: PageIndex) -> list[int]:
+    """Prefix counts of ``<br>`` / ``<hr>`` in document order: element ``i``'s subtree
+    holds one when ``counts[page.end[i]] > counts[i + 1]``."""
+    counts = [0] * (len(page.tags) + 1)
+    for i, tag in enumerate(page.tags):
+        counts[i + 1] = counts[i] + (tag in _BREAKS)
+    return counts
 
 
 def _own_pattern(page: PageIndex, i: int, root: int, memo: dict[int, Any]) -> Any:
@@ -267,7 +287,7 @@ def _group_pattern(page: PageIndex, nums: list[int], start: int, memo: dict[int,
     out = []
     for entries in zip(*paths, strict=False):
         tag = entries[0][0]
-        same = all(e == entries[0] for e in entries)
+        same = entries.count(entries[0]) == len(entries)
         out.append(entries[0] if same else (tag, (ANY,)))
     return tuple(out)
 
@@ -365,11 +385,15 @@ def derive(
                 return out
     start = page.number[root]
     memo: dict[int, Any] = {start: tuple((tag, (index,)) for tag, index in path_of(root))}
+    breaks = _break_counts(page)
     for nums in _long_groups(page, start):  # lists of long elements: their first lines
         els = [page.elements[i] for i in nums]
         firsts = []
-        for el in els:
-            lines = lines_of(el, LONG_TEXT)
+        for i, el in zip(nums, els, strict=True):
+            if breaks[page.end[i]] == breaks[i + 1]:
+                lines = _unbroken_lines(el, LONG_TEXT)
+            else:
+                lines = lines_of(el, LONG_TEXT)
             firsts.append(clean_entity(lines[0], label=False) if lines else "")
         if not all(firsts):
             continue
@@ -383,9 +407,15 @@ def derive(
         if not inline[i] or page.tags[i] in INLINE:
             continue
         el = page.elements[i]
-        lines = _list_lines(el)
-        if not lines:
-            continue
+        if breaks[page.end[i]] == breaks[i + 1]:
+            # One line without a separator makes no list of two: skipped at once.
+            lines = _unbroken_lines(el, MAX_TEXT)  # (None: longer than MAX_TEXT)
+            if not lines or (len(lines) < 2 and not _SEPARATORS.search(lines[0])):
+                continue
+        else:
+            lines = _list_lines(el)
+            if not lines:
+                continue
         if len(lines) > 2 and _label_line(el, lines[0]):
             lines = lines[1:]
         cleaned = [x for x in map(clean_entity, lines) if _wordy(x)]
