@@ -524,3 +524,21 @@ def test_the_docs_list_every_entity_setting():
         assert f"`{name}`" in settings_md and f"`{name}`" in entities_md, name
     for machine_path in ("/work/", "../shared"):
         assert machine_path not in entities_md
+
+
+def test_getting_ready_folds_the_weights_of_every_query_style():
+    """The first query of each style finds its weights folded (the fold reads every weight
+    of the model): the spider's opening does it, not a first page."""
+    from scrapy_boilerplate.entities.extract import load_model
+    from scrapy_boilerplate.entities.features import QUERY_STYLES, query_style
+    from scrapy_boilerplate.scrapy.entities import _get_ready
+
+    assert {query_style("Who are the chairs?"), query_style("trails in ohio")} == set(QUERY_STYLES)
+    load_model.cache_clear()
+    try:
+        _get_ready(None, True)
+        model = load_model(None)
+        assert set(model._styles) == set(QUERY_STYLES)
+        assert model.for_query("Who are the chairs?") is model._styles["question"]
+    finally:
+        load_model.cache_clear()

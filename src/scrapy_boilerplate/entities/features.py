@@ -691,6 +691,10 @@ _QUESTION_WORDS = frozenset(
 _UNSTYLED = ("QD:", "FIRSTWORD", "LASTWORD", "PHRASE", "WORD")
 
 
+#: The query styles (:func:`query_style`).
+QUERY_STYLES = ("question", "title")
+
+
 def query_style(query: str) -> str:
     """``question`` for a query written as a question (it starts with a question word or
     ends with ``?``: "Who are the program co-chairs?"), else ``title`` ("tallest buildings

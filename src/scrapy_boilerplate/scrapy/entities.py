@@ -101,15 +101,19 @@ WARM_PAGE = (
 
 def _get_ready(path: str | None, keep: bool) -> None:
     """Load the entity model (raises when it cannot be read); with ``keep``, keep it in
-    this process's cache and read :data:`WARM_PAGE`, which loads what a first page would
+    this process's cache, fold its weights for each query style (what the first query of
+    each style would do) and read :data:`WARM_PAGE`, which loads what a first page would
     (the part-of-speech tagger's lexicon: about as long as the model)."""
     from scrapy_boilerplate.entities.extract import DEFAULT_MODEL, extract_entities, load_model
+    from scrapy_boilerplate.entities.features import QUERY_STYLES
     from scrapy_boilerplate.entities.model import Model
 
     if not keep:  # process mode: a check only, each worker process loads its own
         Model.load(path or DEFAULT_MODEL)
         return
-    load_model(path)
+    model = load_model(path)
+    for style in QUERY_STYLES:
+        model.for_style(style)
     with contextlib.suppress(Exception):  # a first page meets the same problem and reports it
         extract_entities(WARM_PAGE, "trails", 1, path)
 
