@@ -252,16 +252,15 @@ def test_unbroken_lines_read_what_lines_of_reads():
         assert _unbroken_lines(el, 5) == lines_of(el, 5), html
 
 
-def test_break_counts_tell_the_subtrees_with_a_break():
-    from scrapy_boilerplate.entities.derive import _break_counts
+def test_unbroken_tells_the_subtrees_without_a_break():
+    from scrapy_boilerplate.entities.derive import _unbroken
 
     doc = sb.parse("<html><body><div><p>a<br>b</p><p>c<span>d</span></p><hr></div></body></html>")
     page = PageIndex(doc.root)
-    counts = _break_counts(page)
+    unbroken = _unbroken(page)
 
     def has_break(tag_path: str) -> bool:
-        i = page.number[doc.root.xpath(tag_path)[0]]
-        return counts[page.end[i]] > counts[i + 1]
+        return not unbroken[page.number[doc.root.xpath(tag_path)[0]]]
 
     assert has_break("//div") and has_break("//p[1]")
     assert not has_break("//p[2]") and not has_break("//span")

@@ -44,6 +44,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 
 from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of, text_of
@@ -149,7 +150,7 @@ def lines_of(el: Any, max_text: int = MAX_TEXT) -> list[str] | None:
 
 def _unbroken_lines(el: Any, max_text: int) -> list[str] | None:
     """:func:`lines_of` for an element without ``<br>`` / ``<hr>`` below it (the caller
-    knows: :func:`_break_counts`): the same lines, its text read in one call (the
+    knows: :func:`_unbroken`): the same lines, its text read in one call (the
     element's text and its descendants' texts and tails, no comment's, as
     :func:`lines_of` reads them)."""
     text = "".join(el.itertext())
@@ -204,22 +205,23 @@ def _wordy(text: str) -> bool:
     return any(ch.isalnum() for ch in text)
 
 
+def _none_below(page: PageIndex, marked: list[bool]) -> list[bool]:
+    """For each element of ``page``: no element below it is ``marked`` (one flag an
+    element, in document order), read off prefix counts of the marks in one pass."""
+    seen = [0, *accumulate(marked)]
+    end = page.end
+    return [seen[end[i]] == seen[i + 1] for i in range(len(marked))]
+
+
 def _inline_only(page: PageIndex) -> list[bool]:
     """For each element of ``page``: everything below it is inline (:data:`INLINE`)."""
-    n = len(page.tags)
-    blocks = [0] * (n + 1)  # prefix counts of non-inline elements, in document order
-    for i, tag in enumerate(page.tags):
-        blocks[i + 1] = blocks[i] + (tag not in INLINE)
-    return [blocks[page.end[i]] - blocks[i + 1] == 0 for i in range(n)]
+    return _none_below(page, [tag not in INLINE for tag in page.tags])
 
 
-def _break_counts(page: PageIndex) -> list[int]:
-    """Prefix counts of ``<br>`` / ``<hr>`` in document order: element ``i``'s subtree
-    holds one when ``counts[page.end[i]] > counts[i + 1]``."""
-    counts = [0] * (len(page.tags) + 1)
-    for i, tag in enumerate(page.tags):
-        counts[i + 1] = counts[i] + (tag in _BREAKS)
-    return counts
+def _unbroken(page: PageIndex) -> list[bool]:
+    """For each element of ``page``: no ``<br>`` / ``<hr>`` below it, so that its lines
+    are :func:`_unbroken_lines`."""
+    return _none_below(page, [tag in _BREAKS for tag in page.tags])
 
 
 def _own_pattern(page: PageIndex, i: int, root: int, memo: dict[int, Any]) -> Any:
@@ -385,15 +387,12 @@ def derive(
                 return out
     start = page.number[root]
     memo: dict[int, Any] = {start: tuple((tag, (index,)) for tag, index in path_of(root))}
-    breaks = _break_counts(page)
+    unbroken = _unbroken(page)
     for nums in _long_groups(page, start):  # lists of long elements: their first lines
         els = [page.elements[i] for i in nums]
         firsts = []
         for i, el in zip(nums, els, strict=True):
-            if breaks[page.end[i]] == breaks[i + 1]:
-                lines = _unbroken_lines(el, LONG_TEXT)
-            else:
-                lines = lines_of(el, LONG_TEXT)
+            lines = (_unbroken_lines if unbroken[i] else lines_of)(el, LONG_TEXT)
             firsts.append(clean_entity(lines[0], label=False) if lines else "")
         if not all(firsts):
             continue
@@ -407,7 +406,7 @@ def derive(
         if not inline[i] or page.tags[i] in INLINE:
             continue
         el = page.elements[i]
-        if breaks[page.end[i]] == breaks[i + 1]:
+        if unbroken[i]:
             # One line without a separator makes no list of two: skipped at once.
             lines = _unbroken_lines(el, MAX_TEXT)  # (None: longer than MAX_TEXT)
             if not lines or (len(lines) < 2 and not _SEPARATORS.search(lines[0])):
