@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from scrapy_boilerplate.auto import features, pagetype
+from scrapy_boilerplate.auto import features, pagetype, structured
 from scrapy_boilerplate.auto.model import check_model, load_model, shipped_models
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.deadline import check
@@ -35,7 +35,13 @@ from scrapy_boilerplate.core.document import (
 from scrapy_boilerplate.core.errors import InvalidParameter, UnsupportedInput
 from scrapy_boilerplate.core.params import Param
 from scrapy_boilerplate.core.registry import Extractor
-from scrapy_boilerplate.core.result import BOILERPLATE, CONTENT, Extraction, blocks_from_segments
+from scrapy_boilerplate.core.result import (
+    BOILERPLATE,
+    CONTENT,
+    Block,
+    Extraction,
+    blocks_from_segments,
+)
 
 #: A ``<title>`` whose text is longer than this and holds markup swallowed the page (an
 #: unclosed title: the parser reads everything after it as the title's text).
@@ -82,6 +88,14 @@ PARAMS = (
         None,
         f"take the page as this type instead of classifying it ({', '.join(pagetype.PAGE_TYPES)})",
         nullable=True,
+    ),
+    Param(
+        "structured_data",
+        bool,
+        True,
+        "on a product page, add the description that the page's JSON-LD gives its product "
+        "when the kept blocks hold less than half of its words (shops that render the "
+        "description by script); false: the page's blocks only",
     ),
 )
 
@@ -233,6 +247,30 @@ def rescue_blocks(doc: Document) -> tuple[Document, list[TextBlock], str | None]
     return doc, [], None
 
 
+def _described(doc: Document, out: list[Block]) -> Block | None:
+    """A content block holding the product description of the page's JSON-LD, when the
+    content blocks of ``out`` hold less than half of its words (:mod:`.structured`); it
+    follows the page's blocks, with the ``<script>``'s place and ``source: json-ld``."""
+    kept = "\n\n".join(b.text for b in out if b.label == CONTENT and b.text)
+    found = structured.missing_description(doc.root, kept)
+    if found is None:
+        return None
+    text, script = found
+    tags = [script.tag, *(a.tag for a in script.iterancestors() if isinstance(a.tag, str))]
+    last = out[-1] if out else None
+    return Block(
+        text,
+        script.getroottree().getpath(script),
+        "script",
+        CONTENT,
+        ".".join(reversed(tags)),
+        0.0,
+        last.index + 1 if last is not None else 0,
+        last.start + len(last.text) + 1 if last is not None else 0,
+        {"p_content": None, "source": "json-ld"},
+    )
+
+
 class AutoExtractor(Extractor):
     """``auto``: blocks carry ``p_content``; the result carries ``page_type``, its
     probability and ``quality`` (the expected text F1)."""
@@ -290,6 +328,11 @@ class AutoExtractor(Extractor):
             ("p_content",),
             (rounded(p),),
         )
+        if kind == "product" and params["structured_data"]:
+            added = _described(doc, out)
+            if added is not None:
+                out.append(added)
+                extra["structured_data"] = "json-ld product description"
         return Extraction.from_blocks(
             out,
             self.name,
