@@ -127,3 +127,17 @@ def test_auto_leaves_the_description_out_when_not_asked_or_not_needed() -> None:
     result = extract(shown, "auto", page_type="product", threshold=0.0)
     assert result.main_text.count("resealable bag") == 1
     assert "structured_data" not in result.extra
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        '<?xml version="1.0" encoding="utf-8"?><p>one two three four five</p>',
+        "<p>one\x00 two three four five</p>",
+        "<p>one two <b>three four five",  # unclosed
+        "one &amp; two &lt;three&gt; four five",  # references, no markup
+    ],
+)
+def test_odd_descriptions_read_as_text(value: str) -> None:
+    text = structured.plain_text(value)
+    assert "one" in text and "five" in text and "<" not in text.replace("<three>", "")
