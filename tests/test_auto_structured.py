@@ -141,3 +141,33 @@ def test_auto_leaves_the_description_out_when_not_asked_or_not_needed() -> None:
 def test_odd_descriptions_read_as_text(value: str) -> None:
     text = structured.plain_text(value)
     assert "one" in text and "five" in text and "<" not in text.replace("<three>", "")
+
+
+def test_training_scores_the_text_that_auto_gives() -> None:
+    """The thresholds and the quality model are fit on the text ``auto`` returns: on a page
+    taken for a product, the kept blocks and the description they miss."""
+    import numpy as np
+
+    from scrapy_boilerplate.auto import pagetype, train
+
+    def one_hot(kind: str) -> np.ndarray:
+        return np.asarray([t == kind for t in pagetype.PAGE_TYPES], np.float32)
+
+    example = train.Example("wcxb-dev", "1", "<html></html>", DESCRIPTION, "shop.example")
+    page = train.Featurized(
+        example,
+        ["Dark Roast Coffee", "Add to cart"],
+        np.zeros((2, 1), np.float32),
+        np.zeros(1, np.float32),
+        np.array([True, False]),
+        np.array([17.0, 11.0]),
+        p_type=one_hot("product"),
+        description=DESCRIPTION,
+    )
+    kept = np.array([True, False])
+    assert train._main_text(page, kept) == f"Dark Roast Coffee\n\n{DESCRIPTION}"
+    assert train._main_text(page, np.array([False, False])) == DESCRIPTION
+    page.p_type = one_hot("article")
+    assert train._main_text(page, kept) == "Dark Roast Coffee"
+    page.p_type, page.texts = one_hot("product"), [DESCRIPTION, "Add to cart"]
+    assert train._main_text(page, kept) == DESCRIPTION  # already kept: not twice

@@ -132,10 +132,15 @@ def covered_share(text: str, kept: str) -> float:
     return sum(word in present for word in words) / len(words)
 
 
+def adds(description: str, kept: str) -> bool:
+    """Whether ``description`` is added to ``kept`` (the text kept so far): when that holds
+    less than :data:`MISSING_SHARE` of its words."""
+    return covered_share(description, kept) < MISSING_SHARE
+
+
 def missing_description(root: Any, kept: str) -> tuple[str, Any] | None:
-    """:func:`product_description` when ``kept`` (the text kept so far) holds less than
-    :data:`MISSING_SHARE` of its words; else None."""
+    """:func:`product_description` when :func:`adds` says ``kept`` misses it; else None."""
     found = product_description(root)
-    if found is None or covered_share(found[0], kept) >= MISSING_SHARE:
+    if found is None or not adds(found[0], kept):
         return None
     return found

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from scrapy_boilerplate.auto import features, pagetype
+from scrapy_boilerplate.auto import features, pagetype, structured
 from scrapy_boilerplate.auto.extractor import (
     QUALITY_NAMES,
     decide,
@@ -99,6 +99,9 @@ class Featurized:
     labels: np.ndarray
     chars: np.ndarray
     p_type: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    #: the page's JSON-LD product description (:mod:`.structured`), added to the text of
+    #: a page taken for a product as ``auto`` adds it
+    description: str | None = None
 
 
 def wcxb_train_split(page_id: str) -> str:
@@ -166,6 +169,7 @@ def featurize(example: Example) -> Featurized | None:
     bx = features.block_features(doc, blocks)
     px = pagetype.page_features(doc, blocks, bx)
     _, fractions = align_blocks(texts, example.gold)
+    found = structured.product_description(doc.root)
     return Featurized(
         example,
         texts,
@@ -173,6 +177,7 @@ def featurize(example: Example) -> Featurized | None:
         px,
         np.asarray(fractions) >= 0.5,
         np.array([len(t) for t in texts], dtype=np.float64),
+        description=found[0] if found is not None else None,
     )
 
 
@@ -222,7 +227,15 @@ def _page_f1(score: tuple[float | None, float | None]) -> float:
 
 
 def _main_text(page: Featurized, labels: np.ndarray) -> str:
-    return "\n\n".join(t for t, keep in zip(page.texts, labels.tolist(), strict=True) if keep)
+    """The text ``auto`` gives for these labels: the kept blocks, and on a page taken for a
+    product the JSON-LD description they miss (the extractor's ``structured_data``)."""
+    text = "\n\n".join(t for t, keep in zip(page.texts, labels.tolist(), strict=True) if keep)
+    description = page.description
+    if description is None or not len(page.p_type) or _kind(page) != "product":
+        return text
+    if structured.adds(description, text):
+        text = f"{text}\n\n{description}" if text else description
+    return text
 
 
 # -- training ------------------------------------------------------------------------------------
