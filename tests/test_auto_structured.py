@@ -171,3 +171,14 @@ def test_training_scores_the_text_that_auto_gives() -> None:
     assert train._main_text(page, kept) == "Dark Roast Coffee"
     page.p_type, page.texts = one_hot("product"), [DESCRIPTION, "Add to cart"]
     assert train._main_text(page, kept) == DESCRIPTION  # already kept: not twice
+
+
+def test_only_the_first_scripts_are_read() -> None:
+    other = '<script type="application/ld+json">{"@type": "Organization"}</script>'
+    product = json.dumps({"@type": "Product", "description": DESCRIPTION})
+    late = f'<script type="application/ld+json">{product}</script>'
+    head = other * structured.MAX_SCRIPTS
+    assert structured.product_description(_root(f"<html><head>{head}{late}</head></html>")) is None
+    head = other * (structured.MAX_SCRIPTS - 1)
+    found = structured.product_description(_root(f"<html><head>{head}{late}</head></html>"))
+    assert found is not None and found[0] == DESCRIPTION
