@@ -33,7 +33,13 @@ from harness.datasets import DATASETS, load, missing_message
 from harness.output import add_out, write_reports
 from scrapy_boilerplate import extract
 from scrapy_boilerplate.auto import features, pagetype
-from scrapy_boilerplate.auto.extractor import decide, quality_features, rounded, with_page_type
+from scrapy_boilerplate.auto.extractor import (
+    _described,
+    decide,
+    quality_features,
+    rounded,
+    with_page_type,
+)
 from scrapy_boilerplate.auto.model import load_model
 from scrapy_boilerplate.core import compiled
 from scrapy_boilerplate.core.document import parse
@@ -77,6 +83,10 @@ def _rest(model: Any, doc: Any, blocks: list[Any], p: np.ndarray, p_type: np.nda
         ("p_content",),
         (rounded(p),),
     )
+    if kind == "product":  # (the JSON-LD description the kept blocks miss)
+        added = _described(doc, out)
+        if added is not None:
+            out.append(added)
     language = features.language_code(features.page_language(doc, blocks))
     return Extraction.from_blocks(out, "auto", {}, language=language)
 
