@@ -107,6 +107,11 @@ def test_auto_adds_the_description_on_a_product_page_that_lacks_it() -> None:
     assert result.main_text.endswith(DESCRIPTION)
     added = result.blocks[-1]
     assert added.is_content and added.tag == "script" and added.text == DESCRIPTION
+    # written as the segmentation writes xpaths (every step indexed), and it names the script
+    assert added.xpath == "/html[1]/head[1]/script[1]"
+    assert added.tag_path == "html.head.script"
+    assert result.blocks[-2].xpath.startswith("/html[1]/body[1]/")
+    assert lxml.html.fromstring(page).xpath(added.xpath)[0].tag == "script"
     assert added.fields == {"p_content": None, "source": "json-ld"}
     assert added.index == result.blocks[-2].index + 1
     assert result.extra["structured_data"] == "json-ld product description"
