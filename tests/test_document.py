@@ -644,3 +644,20 @@ def test_section_blocks_split_at_html5_sections() -> None:
         ("home", "nav"),
     ]
     assert [b.text for b in doc.justext_blocks()] == ["leadstory textabout ustailhome"]
+
+
+def test_element_xpath_writes_what_the_walk_writes():
+    """``element_xpath`` of a block's element is the block's own xpath (every step indexed
+    among the siblings of the same name; comments do not count)."""
+    from scrapy_boilerplate.core.document import element_xpath
+
+    html = (
+        "<html><body><div><!-- c --><p>one</p><div><p>two</p></div><p>three <b>x</b></p>"
+        "</div><section><p>four</p></section></body></html>"
+    )
+    doc = parse(html)
+    blocks = doc.section_blocks()
+    assert len(blocks) >= 4
+    for block in blocks:
+        assert element_xpath(block.element) == block.xpath
+    assert element_xpath(doc.root) == "/html[1]"

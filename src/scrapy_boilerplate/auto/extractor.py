@@ -29,9 +29,10 @@ from scrapy_boilerplate.core.document import (
     SECTION_BLOCK_TAGS,
     Document,
     TextBlock,
+    element_xpath,
     justext_segment,
+    local_name,
     parse,
-    xpath_step,
 )
 from scrapy_boilerplate.core.errors import InvalidParameter, UnsupportedInput
 from scrapy_boilerplate.core.params import Param
@@ -248,28 +249,6 @@ def rescue_blocks(doc: Document) -> tuple[Document, list[TextBlock], str | None]
     return doc, [], None
 
 
-def _local_name(el: Any) -> str:
-    tag = el.tag.lower()
-    return tag[tag.find("}") + 1 :] if tag[0] == "{" else tag
-
-
-def _indexed_xpath(el: Any) -> str:
-    """``el``'s XPath with every step indexed among its siblings of the same name, as the
-    segmentation writes the blocks' xpaths."""
-    steps = []
-    node = el
-    while node is not None:
-        tag = _local_name(node)
-        position = 1 + sum(
-            1
-            for sibling in node.itersiblings(preceding=True)
-            if isinstance(sibling.tag, str) and _local_name(sibling) == tag
-        )
-        steps.append(f"{xpath_step(tag, node)}[{position}]")
-        node = node.getparent()
-    return "/" + "/".join(reversed(steps))
-
-
 def _described(doc: Document, out: list[Block]) -> Block | None:
     """A content block holding the product description of the page's JSON-LD, when the
     content blocks of ``out`` hold less than half of its words (:mod:`.structured`); it
@@ -279,11 +258,11 @@ def _described(doc: Document, out: list[Block]) -> Block | None:
     if found is None:
         return None
     text, script = found
-    tags = [_local_name(a) for a in (script, *script.iterancestors())]
+    tags = [local_name(a.tag) for a in (script, *script.iterancestors())]
     last = out[-1] if out else None
     return Block(
         text,
-        _indexed_xpath(script),
+        element_xpath(script),
         "script",
         CONTENT,
         ".".join(reversed(tags)),

@@ -7,9 +7,9 @@ takes for products; ``auto`` does the same when the blocks it kept hold less tha
 the description's words (:func:`missing_description`).
 
 Everything read here is untrusted and bounded: at most :data:`MAX_SCRIPTS` JSON-LD scripts
-of at most :data:`MAX_SCRIPT_CHARS` characters each, items walked to a fixed depth and
-count, and a description cut at :data:`MAX_DESCRIPTION_CHARS` characters. A script that is
-not JSON is skipped; nothing is fetched or run.
+of at most ``MAX_JSONLD_CHARS`` characters each (the page metadata's bound), items walked
+to a fixed depth and count, and a description cut at :data:`MAX_DESCRIPTION_CHARS`
+characters. A script that is not JSON is skipped; nothing is fetched or run.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from typing import Any
 import lxml.etree
 import lxml.html
 
+from scrapy_boilerplate.core.metadata import MAX_JSONLD_CHARS
+
 #: JSON-LD scripts read per page.
 MAX_SCRIPTS = 20
-#: A longer JSON-LD script is not parsed.
-MAX_SCRIPT_CHARS = 1_000_000
 #: Items (dicts) visited per script, and how deep the walk goes.
 MAX_ITEMS = 500
 MAX_DEPTH = 8
@@ -105,7 +105,7 @@ def product_description(root: Any) -> tuple[str, Any] | None:
         if scripts > MAX_SCRIPTS:
             break
         source = script.text or ""
-        if not source or len(source) > MAX_SCRIPT_CHARS:
+        if not source or len(source) > MAX_JSONLD_CHARS:
             continue
         try:
             data = json.loads(source, strict=False)

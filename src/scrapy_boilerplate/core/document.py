@@ -1016,6 +1016,31 @@ class _PathNode:
 _CACHE_CHAIN = 64
 
 
+def local_name(tag: Any) -> str:
+    """An element's tag as the walk compares it: lower case, without a namespace (XHTML
+    parsed as XML); "" for a comment or processing instruction."""
+    if not isinstance(tag, str):
+        return ""
+    tag = tag.lower()
+    return tag[tag.find("}") + 1 :] if tag[0] == "{" else tag
+
+
+def element_xpath(el: Any) -> str:
+    """``el``'s XPath as the walk writes the blocks' xpaths (:meth:`_PathNode.xpath`: every
+    step indexed among the siblings of the same name), for an element that no block
+    names (what ``render``'s ``_resolve`` follows back to it)."""
+    steps = []
+    node = el
+    while node is not None:
+        tag = local_name(node.tag)
+        position = 1 + sum(
+            1 for sibling in node.itersiblings(preceding=True) if local_name(sibling.tag) == tag
+        )
+        steps.append(f"{xpath_step(tag, node)}[{position}]")
+        node = node.getparent()
+    return "/" + "/".join(reversed(steps))
+
+
 def xpath_step(tag: str, el: Any) -> str:
     """An element's XPath step: ``p``, or a name test where a plain step would not work: a
     namespaced element (XHTML parsed as XML) or a prefixed HTML tag such as MS Word's

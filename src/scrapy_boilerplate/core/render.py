@@ -45,6 +45,7 @@ from scrapy_boilerplate.core.document import (
     Document,
     elements_named,
 )
+from scrapy_boilerplate.core.document import local_name as _local_name
 from scrapy_boilerplate.core.result import CONTENT, Block, Extraction
 
 #: Elements never entered, whatever the method read: code, styles, embedded documents and
@@ -479,13 +480,6 @@ def _dropped(el: Any, removed: set[Any]) -> bool:
             return True
         node = node.getparent()
     return False
-
-
-def _local_name(tag: Any) -> str:
-    if not isinstance(tag, str):  # a comment or processing instruction
-        return ""
-    tag = tag.lower()
-    return tag[tag.find("}") + 1 :] if tag[0] == "{" else tag
 
 
 def _resolve(root: Any, path: str) -> Any:
