@@ -14,7 +14,9 @@ of the pages in test) and by page and question template together (30 % of the pa
 :func:`load`). For each split a model is trained on its train parts (AdaGrad, λ = 0.01,
 5 passes; a weight per query style for the features that are not denotation features;
 webqa-utopia-dev's training pages also give question-list pairs read off their own
-headings, :func:`~harness.entities_data.heading_questions`, weighted 0.3) and evaluated on
+headings, :func:`~harness.entities_data.heading_questions`, weighted 0.3; beside it, on
+the same examples, the re-ranker over dense features of
+:mod:`scrapy_boilerplate.entities.rerank`, kept in the model's metadata) and evaluated on
 its test parts: accuracy (the top list is compatible: first,
 second and last entities match, edit distance <= 2), accuracy@5, oracle (any candidate
 is compatible), and the paper's baseline (the most frequent path-suffix pattern of the
@@ -64,6 +66,7 @@ from scrapy_boilerplate.entities.features import query_style
 from scrapy_boilerplate.entities.model import TrainingPage, train
 from scrapy_boilerplate.entities.pageindex import PageIndex
 from scrapy_boilerplate.entities.predicates import ANY, Predicate, generate
+from scrapy_boilerplate.entities.rerank import BETA, dense, fit, ranker_data
 
 TEST_SHARE = 0.3
 #: The splits evaluated: ``page`` holds out pages (a question seen in training may come
@@ -171,10 +174,10 @@ def main(argv: list[str] | None = None) -> int:
         "--without",
         action="append",
         default=[],
-        choices=("derived", "headings", "styles"),
+        choices=("derived", "headings", "styles", "ranker"),
         help="leave out a part (for the cross-validation of each): the derived candidates, "
         "the question-list pairs read off the training pages' headings, the weights per "
-        "query style",
+        "query style, the re-ranker over dense features",
     )
     args = ap.parse_args(argv)
     sets, groups = load(args.data)
@@ -202,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         return cross_validate(sets, groups, args)
     featurised: dict[str, TrainingPage] = {}
     headings: dict[Path, list[TrainingPage]] = {}
+    matrices: dict[int, Any] = {}  # id(TrainingPage) -> its candidates' ranker input
     styles = "styles" not in args.without
+    ranked = "ranker" not in args.without
 
     def training_page(ex: Example) -> TrainingPage:
         key = f"{ex.source}/{ex.id}"
@@ -211,11 +216,18 @@ def main(argv: list[str] | None = None) -> int:
             ok = [compatible(c.entities, ex) for c in pc.candidates]
             style = query_style(ex.query) if styles else None
             featurised[key] = TrainingPage(pc.features(ex.query), pc.counts(), ok, style)
+            if ranked:
+                matrices[id(featurised[key])] = dense(pc, ex.query)
         return featurised[key]
 
     def heading_pages(ex: Example) -> list[TrainingPage]:
         if ex.page not in headings:
-            headings[ex.page] = heading_training(candidates_of(ex), styles)
+            pc = candidates_of(ex)
+            headings[ex.page] = heading_training(pc, styles)
+            if ranked:
+                for page, (q, _) in zip(headings[ex.page], heading_questions(pc.candidates),
+                                        strict=True):  # fmt: skip
+                    matrices[id(page)] = dense(pc, q)
         return headings[ex.page]
 
     rows = []
@@ -244,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
                         patterns.update(suffix_pattern(p) for p in c.predicates)
         t0 = time.perf_counter()
         model = train(training, step=args.step, l2=args.l2, passes=args.passes)
+        if ranked:  # the re-ranker, on the same examples (rerank.py; its weight BETA)
+            booster = fit([matrices[id(p)] for p in training], [p.compatible for p in training])
+            model.meta["ranker"] = ranker_data(booster, BETA)
         train_s = time.perf_counter() - t0
         print(f"split by {split}: trained on {n_train} examples and {n_headings} heading "
               f"questions in {train_s:.1f} s", flush=True)  # fmt: skip

@@ -1,8 +1,8 @@
 """``extract_entities(html, query)``: the entity lists of a page that answer a query, ranked.
 
-Generation (:mod:`.predicates`), features (:mod:`.features`) and the log-linear model
-(:mod:`.model`, weights shipped in ``entities/model/entities.json.gz``) together; the result is
-plain JSON.
+Generation (:mod:`.predicates`), features (:mod:`.features`), the log-linear model
+(:mod:`.model`, weights shipped in ``entities/model/entities.json.gz``) and its re-ranker
+(:mod:`.rerank`, in the same file) together; the result is plain JSON.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from scrapy_boilerplate.entities.features import (
 )
 from scrapy_boilerplate.entities.model import Model, normalise
 from scrapy_boilerplate.entities.predicates import Candidate, generate
+from scrapy_boilerplate.entities.rerank import dense
 
 #: Longest entity text (characters) the paper's predicates read off an element: longer
 #: than the paper's 140, so that a list of long items (a course with its terms, a book
@@ -222,10 +223,17 @@ class PageCandidates:
 
 
 def rank(pc: PageCandidates, query: str, model: Model) -> list[tuple[float, Candidate]]:
-    """Candidates with their probability, best first (ties: larger lists first)."""
+    """Candidates with their probability, best first (ties: larger lists first). With a
+    model that has a re-ranker (:attr:`Model.ranker`), each candidate's log-linear
+    log-probability plus ``beta`` times the ranker's score, normalised again."""
     if not pc.candidates:
         return []
     logp = normalise(pc.scores(query, model), pc.counts())
+    ranker = model.ranker
+    if ranker is not None:
+        extra = ranker.predict(dense(pc, query))
+        logp = normalise([lp + ranker.beta * float(e) for lp, e in zip(logp, extra, strict=True)],
+                         [1] * len(logp))  # fmt: skip
     order = sorted(
         zip(logp, pc.candidates, strict=True), key=lambda t: (-t[0], -len(t[1].nodes), t[1].first)
     )

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from scrapy_boilerplate.entities.features import Features, query_style, styled
+from scrapy_boilerplate.entities.rerank import Ranker
 
 #: What every style weight's name starts with, and the prefix of a feature's weight for
 #: one query style (:func:`query_style`).
@@ -60,6 +61,17 @@ class Model:
     weights: dict[str, float] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     _styles: dict[str, Model] = field(default_factory=dict, repr=False, compare=False)
+    _ranker: list[Ranker | None] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def ranker(self) -> Ranker | None:
+        """The re-ranker kept in the metadata (``meta["ranker"]``, :mod:`.rerank`), read
+        once; ``None`` for a model without one (its ranking is the log-linear model's
+        alone). A ranker made for other features raises ``ValueError``."""
+        if not self._ranker:
+            data = self.meta.get("ranker")
+            self._ranker.append(Ranker(data) if isinstance(data, dict) else None)
+        return self._ranker[0]
 
     def for_style(self, style: str | None) -> Model:
         """The model that scores queries of ``style``: each feature's shared weight plus
@@ -118,7 +130,12 @@ class Model:
             raise ValueError(f"{path}: not an entity model of format {MODEL_FORMAT}")
         if data.get("format") != MODEL_FORMAT:
             raise ValueError(f"{path}: not an entity model of format {MODEL_FORMAT}")
-        return cls({k: float(v) for k, v in data["weights"].items()}, data.get("meta", {}))
+        model = cls({k: float(v) for k, v in data["weights"].items()}, data.get("meta", {}))
+        try:
+            model.ranker  # noqa: B018 - read now, so that a bad file fails at load
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{path}: its ranker cannot be read ({exc})") from exc
+        return model
 
 
 def normalise(scores: Sequence[float], counts: Sequence[int]) -> list[float]:

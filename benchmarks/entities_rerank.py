@@ -1,0 +1,203 @@
+"""Entity lists: how much the re-ranker over dense, question-independent features adds
+to the log-linear model on questions never seen, by grouped cross-validation.
+
+    python benchmarks/entities_rerank.py [--data datasets] [--seeds 0 1 2] [--out DIR]
+
+On the template split's training parts only (the test parts are not read), the grouped
+cross-validation of ``entities_eval.py --cv --cv-cells``: every (template fold, page fold)
+cell gets a model trained on the examples of neither fold, so that every example is scored
+by a model that never saw its question template nor its page. Each example is featurised
+once; the log-linear model is trained by a NumPy copy of
+:func:`scrapy_boilerplate.entities.model.train` (the same AdaGrad, λ, step, passes, style
+copies and heading questions weighted 0.3; the examples are visited in another order, so a
+seed's figures differ from ``--cv``'s by the order's noise). Beside it, per cell:
+
+* the re-ranker the package ships (:mod:`scrapy_boilerplate.entities.rerank`: LightGBM
+  lambdarank over dense features of each candidate: its size, what its entities look
+  like, how it was read, its nodes' tag, the query's overlap with its context, nearest
+  heading and label and how far each falls below the page's best, its share of the
+  largest list under the same heading, the query's style and category), trained alone;
+* the two together: the log-linear log-probability plus ``β`` times the ranker's score,
+  for each ``β`` of :data:`BETAS`.
+
+Prints accuracy (the top list is compatible) and oracle per set, seed and variant, and
+writes DIR/entities_rerank.md with ``--out DIR``. Needs LightGBM (the ``train`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import scrapy_boilerplate as sb
+from entities_eval import FOLDS, cv_fold, load
+from harness.entities_data import compatible, heading_questions
+from harness.output import add_out, write_reports
+from scrapy_boilerplate.entities.extract import PageCandidates
+from scrapy_boilerplate.entities.features import query_style, styled
+from scrapy_boilerplate.entities.rerank import DENSE, dense, fit
+
+HEADING_WEIGHT = 0.3
+BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+class Row:
+    """One featurised example (or heading question): sparse feature ids with their style
+    copies, compatibility, the tie-break keys of ``rank`` and the dense matrix."""
+
+    def __init__(self, name: str, scored: bool, fold: tuple[int, int], query: str,
+                 pc: PageCandidates, ok: list[bool], weight: float,
+                 vocab: dict[str, int]) -> None:  # fmt: skip
+        self.name, self.scored, self.fold, self.weight = name, scored, fold, weight
+        self.ok = np.array(ok, dtype=bool)
+        self.ties = [(len(c.nodes), -c.first) for c in pc.candidates]
+        self.dense = dense(pc, query)
+        style = query_style(query)
+        ids: list[int] = []
+        owner: list[int] = []
+        for i, feats in enumerate(pc.features(query)):
+            for k in feats:  # (every feature's value is 1)
+                ids.append(vocab.setdefault(k, len(vocab)))
+                owner.append(i)
+                if styled(k):
+                    ids.append(vocab.setdefault(f"QS:{style}|{k}", len(vocab)))
+                    owner.append(i)
+        self.uniq, self.inv = np.unique(np.array(ids, dtype=np.int64), return_inverse=True)
+        self.owner = np.array(owner, dtype=np.int64)
+        self.log_counts = np.log(np.array(pc.counts(), dtype=float))
+
+    def scores(self, w: np.ndarray) -> np.ndarray:
+        """``θ · φ + log(count)`` of every candidate."""
+        per = w[self.uniq][self.inv]
+        return np.bincount(self.owner, weights=per, minlength=len(self.ok)) + self.log_counts
+
+    def best(self, s: np.ndarray) -> int:
+        return max(range(len(s)), key=lambda i: (s[i], *self.ties[i]))
+
+
+def train_loglinear(rows: list[Row], size: int, seed: int, passes: int = 5, l2: float = 0.01,
+                    step: float = 0.03) -> np.ndarray:  # fmt: skip
+    """:func:`scrapy_boilerplate.entities.model.train` on ``rows``, in NumPy."""
+    w = np.zeros(size)
+    g2 = np.zeros(size)
+    usable = [r for r in rows if r.ok.any()]
+    n = max(len(usable), 1)
+    order = list(range(len(usable)))
+    rng = random.Random(seed)
+    for _ in range(passes):
+        rng.shuffle(order)
+        for i in order:
+            r = usable[i]
+            s = r.scores(w)
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            coef = (np.where(r.ok, p / p[r.ok].sum(), 0.0) - p) * r.weight
+            coef[np.abs(coef) < 1e-12] = 0.0
+            g = np.bincount(r.inv, weights=coef[r.owner], minlength=len(r.uniq))
+            touched = np.bincount(r.inv, weights=(coef[r.owner] != 0), minlength=len(r.uniq)) > 0
+            u, g = r.uniq[touched], g[touched]
+            g = g - l2 / n * w[u]
+            g2[u] += g * g
+            live = g2[u] > 0
+            w[u[live]] += step * g[live] / np.sqrt(g2[u[live]])
+    return w
+
+
+def train_ranker(rows: list[Row], seed: int) -> Any:
+    """The shipped re-ranker's training (:func:`scrapy_boilerplate.entities.rerank.fit`)."""
+    return fit([r.dense for r in rows], [r.ok for r in rows], seed=seed)
+
+
+def featurise(data: Path) -> tuple[list[Row], int]:
+    sets, groups = load(data)
+    vocab: dict[str, int] = {}
+    rows: list[Row] = []
+    t0 = time.perf_counter()
+    for name, parts in sets.items():
+        current: dict[Path, PageCandidates] = {}
+        for ex in sorted(parts["train@template"], key=lambda e: str(e.page)):
+            fold = cv_fold(ex, groups)
+            if ex.page not in current:
+                current = {ex.page: PageCandidates(sb.parse(ex.html()))}
+                if name == "webqa-utopia-dev":  # entities_eval's HEADING_SETS
+                    pc = current[ex.page]
+                    for q, ok in heading_questions(pc.candidates):
+                        rows.append(Row(name, False, (-1, fold[1]), q, pc, ok, HEADING_WEIGHT,
+                                        vocab))  # fmt: skip
+            pc = current[ex.page]
+            ok = [compatible(c.entities, ex) for c in pc.candidates]
+            rows.append(Row(name, True, fold, ex.query, pc, ok, 1.0, vocab))
+        print(f"{name}: featurised in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return rows, len(vocab)  # (the style copies are in the vocabulary)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=Path("datasets"))
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    add_out(ap, "entities_rerank.md")
+    args = ap.parse_args(argv)
+    if not (args.data / "webqa-utopia-dev").is_dir():
+        print(f"no entity datasets under {args.data}: unpack ../shared/data with "
+              "'../shared/data/unpack DEST'", file=sys.stderr)  # fmt: skip
+        return 1
+    rows, size = featurise(args.data)
+    hits: dict[tuple[str, str], list[float]] = {}
+    oracle: dict[str, float] = {}
+    for seed in args.seeds:
+        per: dict[tuple[str, str], list[bool]] = {}
+        for tf in range(FOLDS):
+            for pf in range(FOLDS):
+                train = [r for r in rows if r.fold[0] != tf and r.fold[1] != pf]
+                w = train_loglinear(train, size, seed)
+                ranker = train_ranker(train, seed)
+                for r in rows:
+                    if r.fold != (tf, pf) or not r.scored:
+                        continue
+                    s = r.scores(w)
+                    logp = s - s.max() - math.log(np.exp(s - s.max()).sum())
+                    tree = np.asarray(ranker.predict(r.dense))
+                    per.setdefault((r.name, "ranker"), []).append(bool(r.ok[r.best(tree)]))
+                    for beta in BETAS:
+                        key = (r.name, f"log-linear + {beta} x ranker" if beta else "log-linear")
+                        per.setdefault(key, []).append(bool(r.ok[r.best(logp + beta * tree)]))
+                    per.setdefault((r.name, "oracle"), []).append(bool(r.ok.any()))
+        for (name, variant), got in sorted(per.items()):
+            if variant == "oracle":
+                oracle[name] = sum(got) / len(got)
+                continue
+            hits.setdefault((name, variant), []).append(sum(got) / len(got))
+            print(f"seed {seed}: {name}: {variant}: accuracy {sum(got) / len(got):.3f} "
+                  f"({sum(got)} of {len(got)})", flush=True)  # fmt: skip
+    lines = [
+        "# Entity lists: the re-ranker over dense features, cross-validated",
+        "",
+        "`python benchmarks/entities_rerank.py`: grouped cross-validation on the template "
+        "split's training parts (every example scored by a model that saw neither its "
+        "question template nor its page), the log-linear model (NumPy copy of its "
+        f"training), a LightGBM ranker over {len(DENSE)} dense features, and the two "
+        "together (log-probability + β x the ranker's score). Accuracy; mean of the seeds "
+        f"{', '.join(map(str, args.seeds))} (each seed in brackets).",
+        "",
+        "| set | variant | accuracy | seeds | oracle |",
+        "| --- | --- | ---: | --- | ---: |",
+    ]
+    for (name, variant), accs in sorted(hits.items()):
+        lines.append(f"| {name} | {variant} | {statistics.mean(accs):.3f} | "
+                     f"{' / '.join(f'{a:.3f}' for a in accs)} | {oracle[name]:.3f} |")  # fmt: skip
+    text = "\n".join(lines)
+    print(text)
+    write_reports(args.out, {"entities_rerank.md": text + "\n"})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,307 @@
+"""A second opinion on the log-linear model's ranking, from features that carry over to
+questions never seen in training.
+
+The log-linear model of Pasupat and Liang (:mod:`.model`) learns hundreds of thousands of
+sparse weights, many of them tied to words of the training questions and to the
+structure of the training sites. On a question of a kind it never saw, a small ranker over
+a few dozen dense features says what any question shares: how large the list is, what
+its entities look like, how it was read off the page, how well the query matches its
+context, nearest heading and label (and how far each falls below the page's best), its
+share of the largest list under the same heading, and the query's style and category.
+
+The ranker is a LightGBM lambdarank ensemble (trained by ``benchmarks/entities_eval.py
+--save`` with the log-linear model, on the same examples) kept as plain JSON in the
+model file's metadata (``meta["ranker"]``) and scored here in NumPy, so the model stays one
+file and nothing but NumPy runs it. A candidate's score is its log-linear
+log-probability plus ``beta`` times the ranker's score (``beta`` is in the same
+metadata). How much each part adds was measured by the cross-validation grouped by
+question template and page (docs/entities.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from scrapy_boilerplate.entities.features import Query, best_overlaps, query_style
+from scrapy_boilerplate.entities.pageindex import tag_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from scrapy_boilerplate.entities.extract import PageCandidates
+
+#: Bump when :data:`DENSE` changes meaning or order: a ranker made for other features is
+#: refused with a message.
+RANKER_VERSION = 1
+_XFORMS = ("", "lines", "lines-head", "lines-tail", "split", "head", "tail", "first-line")
+_TAGS = ("li", "td", "a", "p", "div", "span", "h", "option", "tr", "dt", "dd", "b", "th",
+         "font", "em", "other")  # fmt: skip
+_CATEGORIES = ("WHO", "WHEN", "WHERE", "other")
+_NAME_LIKE = re.compile(r"^[A-Z][\w.'-]+(?: [A-Z][\w.'-]*){1,3}$")
+_PARTS = (("context", "CONTEXT"), ("near", "NEAR"), ("label", "LABEL"))
+
+#: The query-independent columns (computed once a page), then the query's.
+PAGE_COLUMNS: tuple[str, ...] = (
+    "log_entities", "distinct", "log_chars", "mean_words", "cv_words", "digits",
+    "name_like", "lower_start", "colon_end", "comma", "upper", "log_predicates", "position",
+    *(f"xform_{x or 'paper'}" for x in _XFORMS), "xform_section",
+    *(f"tag_{t}" for t in _TAGS),
+    "share_of_heading_max", "log_lists_under_heading", "has_heading", "has_label", "one_node",
+)  # fmt: skip
+QUERY_COLUMNS: tuple[str, ...] = (
+    *(f"{p}_{k}" for p, _ in _PARTS for k in ("overlap", "best", "gap")),
+    "entity_overlap", "question", *(f"category_{c}" for c in _CATEGORIES),
+)  # fmt: skip
+#: Every column of the ranker's input, in order.
+DENSE: tuple[str, ...] = PAGE_COLUMNS + QUERY_COLUMNS
+
+
+def _tag_class(tag: str) -> str:
+    if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+        return "h"
+    if tag == "strong":
+        return "b"
+    return tag if tag in _TAGS else "other"
+
+
+@lru_cache(maxsize=200000)
+def _entity_stats(entity: str) -> tuple[int, int, bool, bool, bool, bool, bool, bool]:
+    """What the page columns count of one entity string (once per string and process):
+    characters, words, a digit, name-like, a lower-case start, a trailing colon, a comma,
+    all capitals."""
+    return (
+        len(entity),
+        len(entity.split()),
+        any(ch.isdigit() for ch in entity),
+        _NAME_LIKE.match(entity) is not None,
+        entity[:1].islower(),
+        entity.endswith(":"),
+        "," in entity,
+        entity.isupper(),
+    )
+
+
+def _list_stats(entities: tuple[str, ...]) -> tuple[float, ...]:
+    """The first eleven page columns of an entity list."""
+    n = len(entities)
+    stats = [_entity_stats(e) for e in entities]
+    chars, words, digits, names, lower, colon, comma, upper = (
+        sum(c) for c in zip(*stats, strict=True)
+    )
+    mean_words = words / n
+    spread = math.sqrt(sum((s[1] - mean_words) ** 2 for s in stats) / n)
+    return (
+        math.log(n),
+        len(set(entities)) / n,
+        math.log1p(chars / n),
+        mean_words,
+        spread / mean_words if mean_words else 0.0,
+        digits / n,
+        names / n,
+        lower / n,
+        colon / n,
+        comma / n,
+        upper / n,
+    )
+
+
+_XFORM_ROWS = {x: tuple(float(x == y) for y in _XFORMS) for x in _XFORMS}
+_NO_XFORM = (0.0,) * len(_XFORMS)
+_TAG_ROWS = {t: tuple(float(t == y) for y in _TAGS) for t in _TAGS}
+
+
+def _main_tag(nodes: Sequence[Any]) -> str:
+    """The most common tag class of a list's first 20 nodes (the first to reach it on ties)."""
+    tags = [_tag_class(tag_of(node)) for node in nodes[:20]]
+    if tags.count(tags[0]) == len(tags):
+        return tags[0]
+    return Counter(tags).most_common(1)[0][0]
+
+
+def page_columns(pc: PageCandidates) -> np.ndarray:
+    """The ``(candidates, len(PAGE_COLUMNS))`` float32 matrix of a page's candidates."""
+    pages = max(len(pc.page.elements), 1)
+    largest: dict[frozenset[str], int] = {}
+    for cand, text in zip(pc.candidates, pc.texts, strict=True):
+        largest[text.near] = max(largest.get(text.near, 0), len(cand.entities))
+    under = Counter(t.near for t in pc.texts)
+    lists: dict[tuple[str, ...], tuple[float, ...]] = {}  # (a page's lists often repeat)
+    rows = []
+    for cand, text in zip(pc.candidates, pc.texts, strict=True):
+        entities = tuple(cand.entities)
+        stats = lists.get(entities)
+        if stats is None:
+            stats = lists[entities] = _list_stats(entities)
+        top = largest[text.near]
+        rows.append(
+            (
+                *stats,
+                math.log(cand.count),
+                cand.first / pages,
+                *_XFORM_ROWS.get(cand.transform.replace("+section", ""), _NO_XFORM),
+                "section" in cand.transform,
+                *_TAG_ROWS[_main_tag(cand.nodes)],
+                len(entities) / top if top else 0.0,
+                math.log(under[text.near]),
+                bool(text.near),
+                bool(text.label),
+                len(cand.nodes) == 1,
+            )
+        )
+    return np.array(rows, dtype=np.float32).reshape(len(rows), len(PAGE_COLUMNS))
+
+
+def query_columns(pc: PageCandidates, query: str) -> np.ndarray:
+    """The ``(candidates, len(QUERY_COLUMNS))`` float32 matrix of ``query`` on a page."""
+    q = Query(query).on_page(pc.texts)
+    best = best_overlaps(q, pc.texts)
+    fixed = [float(query_style(query) == "question")]
+    category = q.category if q.category in _CATEGORIES else "other"
+    fixed += [float(category == c) for c in _CATEGORIES]
+    rows = []
+    for text in pc.texts:
+        row: list[float] = []
+        for attr, name in _PARTS:
+            overlap = q.context_overlap(getattr(text, attr))
+            top = best.get(name, 0.0)
+            row += [overlap, float(top > 0 and overlap == top), top - overlap]
+        row.append(q.overlap(text.words))
+        rows.append(row + fixed)
+    return np.array(rows, dtype=np.float32).reshape(len(rows), len(QUERY_COLUMNS))
+
+
+class Ranker:
+    """LightGBM trees (its ``dump_model`` structure, flattened) scored in NumPy: each
+    candidate's score is the sum of its leaf in every tree, as LightGBM's raw score."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        """``data``: what :func:`ranker_data` wrote (``ValueError`` when it is not)."""
+        if data.get("version") != RANKER_VERSION or list(data.get("features", ())) != list(DENSE):
+            raise ValueError(
+                "the model's ranker was made for other features (version "
+                f"{data.get('version')!r}, this code reads {RANKER_VERSION})"
+            )
+        self.beta = float(data["beta"])
+        nodes = data["nodes"]
+        self.feature = np.asarray(nodes["feature"], dtype=np.int64)
+        self.threshold = np.asarray(nodes["threshold"], dtype=np.float64)
+        self.left = np.asarray(nodes["left"], dtype=np.int64)
+        self.right = np.asarray(nodes["right"], dtype=np.int64)
+        self.value = np.asarray(nodes["value"], dtype=np.float64)
+        self.roots = np.asarray(data["roots"], dtype=np.int64)
+        self.depth = int(data["depth"])
+        if self.feature.size and (self.feature.max() >= len(DENSE) or self.feature.min() < -1):
+            raise ValueError("the model's ranker names a feature it does not have")
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """Raw scores of the rows of ``x`` (``(n, len(DENSE))``)."""
+        if not len(x) or not len(self.roots):
+            return np.zeros(len(x))
+        node = np.broadcast_to(self.roots, (len(x), len(self.roots))).copy()
+        rows = np.arange(len(x))[:, None]
+        values = x.astype(np.float64)
+        for _ in range(self.depth):
+            feat = self.feature[node]
+            inner = feat >= 0
+            if not inner.any():
+                break
+            go_left = values[rows, np.maximum(feat, 0)] <= self.threshold[node]
+            node = np.where(inner, np.where(go_left, self.left[node], self.right[node]), node)
+        return self.value[node].sum(axis=1)
+
+
+def dense(pc: PageCandidates, query: str) -> np.ndarray:
+    """The ranker's input for ``query``: :func:`page_columns` (kept on ``pc``, computed once
+    a page) beside :func:`query_columns`."""
+    cols = getattr(pc, "_ranker_page", None)
+    if cols is None:
+        cols = page_columns(pc)
+        pc._ranker_page = cols  # type: ignore[attr-defined]
+    return np.hstack([cols, query_columns(pc, query)])
+
+
+def ranker_data(booster: Any, beta: float) -> dict[str, Any]:
+    """A LightGBM booster's trees as the JSON :class:`Ranker` reads (numerical splits,
+    ``<=`` to the left, as LightGBM's ``dump_model`` gives them)."""
+    feature: list[int] = []
+    threshold: list[float] = []
+    left: list[int] = []
+    right: list[int] = []
+    value: list[float] = []
+    roots: list[int] = []
+    depth = 0
+
+    def add(node: Mapping[str, Any], level: int) -> int:
+        nonlocal depth
+        depth = max(depth, level)
+        i = len(feature)
+        feature.append(-1)
+        threshold.append(0.0)
+        left.append(i)
+        right.append(i)
+        value.append(0.0)
+        if "leaf_value" in node:
+            value[i] = float(node["leaf_value"])
+            return i
+        if node.get("decision_type") != "<=" or node.get("missing_type") == "Zero":
+            # (categorical splits, and zeros read as missing values, go their own way)
+            raise ValueError(
+                f"unsupported split {node.get('decision_type')!r} ({node.get('missing_type')})"
+            )
+        feature[i] = int(node["split_feature"])
+        threshold[i] = float(node["threshold"])
+        left[i] = add(node["left_child"], level + 1)
+        right[i] = add(node["right_child"], level + 1)
+        return i
+
+    for tree in booster.dump_model()["tree_info"]:
+        roots.append(add(tree["tree_structure"], 0))
+    return {
+        "version": RANKER_VERSION,
+        "features": list(DENSE),
+        "beta": beta,
+        "depth": depth,
+        "roots": roots,
+        "nodes": {"feature": feature, "threshold": threshold, "left": left, "right": right,
+                  "value": value},
+    }  # fmt: skip
+
+
+#: The ranker's LightGBM settings (not tuned: the defaults of a small lambdarank ensemble,
+#: leaves of at least 200 candidates so that no leaf stands for one site's lists).
+PARAMS: dict[str, Any] = {
+    "objective": "lambdarank",
+    "num_leaves": 7,
+    "learning_rate": 0.05,
+    "min_data_in_leaf": 200,
+    "feature_fraction": 0.8,
+    "bagging_fraction": 0.8,
+    "bagging_freq": 1,
+    "lambdarank_truncation_level": 20,
+    "verbose": -1,
+    "num_threads": 1,
+    "deterministic": True,
+}
+TREES = 100
+#: The weight of the ranker's score beside the log-linear log-probability.
+BETA = 1.0
+
+
+def fit(matrices: Sequence[np.ndarray], compatible: Sequence[Sequence[bool]], seed: int = 0) -> Any:
+    """A LightGBM lambdarank booster over examples' :func:`dense` matrices and their
+    candidates' compatibility (examples without a compatible candidate are skipped). Needs
+    LightGBM (the ``train`` extra)."""
+    import lightgbm
+
+    usable = [(x, ok) for x, ok in zip(matrices, compatible, strict=True) if any(ok)]
+    data = lightgbm.Dataset(
+        np.vstack([x for x, _ in usable]),
+        np.concatenate([np.asarray(ok, dtype=int) for _, ok in usable]),
+        group=[len(ok) for _, ok in usable],
+    )
+    return lightgbm.train({**PARAMS, "seed": seed}, data, num_boost_round=TREES)

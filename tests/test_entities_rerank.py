@@ -1,0 +1,124 @@
+"""The entity re-ranker (scrapy_boilerplate.entities.rerank): its dense features, its trees
+scored in NumPy as LightGBM scores them, and its part in the ranking."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+import scrapy_boilerplate as sb
+from scrapy_boilerplate.entities import rerank
+from scrapy_boilerplate.entities.extract import DEFAULT_MODEL, PageCandidates, rank
+from scrapy_boilerplate.entities.model import Model
+from test_entities_predicates import TRAILS
+
+lightgbm = pytest.importorskip("lightgbm")
+
+
+def _page() -> PageCandidates:
+    return PageCandidates(sb.parse(TRAILS))
+
+
+def test_dense_columns_are_finite_float32_and_page_columns_computed_once():
+    pc = _page()
+    x = rerank.dense(pc, "hiking trails near baltimore")
+    assert x.shape == (len(pc.candidates), len(rerank.DENSE))
+    assert x.dtype == np.float32 and np.isfinite(x).all()
+    cached = pc._ranker_page
+    y = rerank.dense(pc, "Who are the rangers?")
+    assert pc._ranker_page is cached
+    page = len(rerank.PAGE_COLUMNS)
+    assert np.array_equal(x[:, :page], y[:, :page])
+    question = rerank.DENSE.index("question")
+    assert x[:, question].max() == 0.0 and y[:, question].min() == 1.0
+    # one transform and one tag column set per candidate
+    xforms = [
+        i for i, n in enumerate(rerank.DENSE) if n.startswith("xform_") and n != "xform_section"
+    ]
+    tags = [i for i, n in enumerate(rerank.DENSE) if n.startswith("tag_")]
+    assert (x[:, xforms].sum(axis=1) == 1).all() and (x[:, tags].sum(axis=1) == 1).all()
+
+
+def test_ranker_scores_as_lightgbm_does():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(600, len(rerank.DENSE))).astype(np.float32)
+    x[:, 5] = np.round(x[:, 5])  # ties at thresholds
+    y = (x[:, 0] + 0.5 * x[:, 5] > 0.3).astype(int)
+    groups = [len(x) // 20] * 20
+    params = {**rerank.PARAMS, "min_data_in_leaf": 5, "seed": 1}
+    booster = lightgbm.train(params, lightgbm.Dataset(x, y, group=groups), 30)
+    ranker = rerank.Ranker(rerank.ranker_data(booster, 1.0))
+    probe = np.vstack([x, rng.normal(size=(50, len(rerank.DENSE))).astype(np.float32)])
+    assert np.allclose(ranker.predict(probe), booster.predict(probe, raw_score=True), atol=1e-9)
+    assert ranker.predict(probe[:0]).shape == (0,)
+
+
+def _one_split(feature: str, threshold: float, low: float, high: float) -> dict:
+    """A ranker of one tree: ``low`` for ``feature <= threshold``, else ``high``."""
+    return {
+        "version": rerank.RANKER_VERSION,
+        "features": list(rerank.DENSE),
+        "beta": 1.0,
+        "depth": 1,
+        "roots": [0],
+        "nodes": {
+            "feature": [rerank.DENSE.index(feature), -1, -1],
+            "threshold": [threshold, 0.0, 0.0],
+            "left": [1, 1, 2],
+            "right": [2, 1, 2],
+            "value": [0.0, low, high],
+        },
+    }
+
+
+def test_the_ranker_moves_the_ranking():
+    pc = _page()
+    sizes = {len(c.entities) for c in pc.candidates}
+    assert len(sizes) > 1
+    low, nxt = sorted(sizes)[:2]
+    cut = float(np.log(low) + np.log(nxt)) / 2  # the smallest lists are below it
+    plain = rank(pc, "trails", Model())
+    big = rank(pc, "trails", Model(meta={"ranker": _one_split("log_entities", cut, -50.0, 0.0)}))
+    small = rank(pc, "trails", Model(meta={"ranker": _one_split("log_entities", cut, 0.0, -50.0)}))
+    assert len(big[0][1].entities) > min(sizes)
+    assert len(small[0][1].entities) == min(sizes)
+    for ranked in (plain, big, small):
+        assert abs(sum(p for p, _ in ranked) - 1.0) < 1e-6
+        assert [p for p, _ in ranked] == sorted((p for p, _ in ranked), reverse=True)
+
+
+def test_model_file_keeps_its_ranker_and_refuses_a_foreign_one(tmp_path):
+    data = _one_split("log_entities", 1.0, -1.0, 1.0)
+    path = tmp_path / "m.json"
+    Model({"a": 1.0}, {"ranker": data}).save(path)
+    loaded = Model.load(path)
+    assert loaded.ranker is not None and loaded.ranker.beta == 1.0
+    assert Model().ranker is None
+    bad = dict(data, features=list(rerank.DENSE)[::-1])
+    Model({}, {"ranker": bad}).save(path)
+    with pytest.raises(ValueError, match=r"m\.json: its ranker cannot be read"):
+        Model.load(path)
+    broken = dict(data, nodes={"feature": [len(rerank.DENSE) + 3]})
+    Model({}, {"ranker": broken}).save(path)
+    with pytest.raises(ValueError, match="ranker"):
+        Model.load(path)
+
+
+def test_ranker_data_refuses_splits_it_cannot_score():
+    class Fake:
+        def dump_model(self):
+            return {"tree_info": [{"tree_structure": {"decision_type": "==", "split_feature": 0,
+                                                      "threshold": "1||2", "left_child": {},
+                                                      "right_child": {}}}]}  # fmt: skip
+
+    with pytest.raises(ValueError, match="unsupported split"):
+        rerank.ranker_data(Fake(), 1.0)
+
+
+def test_the_shipped_model_has_a_ranker_for_these_features():
+    data = json.loads(gzip.decompress(DEFAULT_MODEL.read_bytes()))
+    ranker = rerank.Ranker(data["meta"]["ranker"])
+    assert ranker.beta == rerank.BETA and len(ranker.roots) == rerank.TREES
