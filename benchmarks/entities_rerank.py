@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         "question template nor its page), the log-linear model (NumPy copy of its "
         f"training), a LightGBM ranker over {len(DENSE)} dense features, and the two "
         "together (log-probability + β x the ranker's score). Accuracy; mean of the seeds "
-        f"{', '.join(map(str, args.seeds))} (each seed in brackets).",
+        f"{', '.join(map(str, args.seeds))} (each seed in the seeds column).",
         "",
         "| set | variant | accuracy | seeds | oracle |",
         "| --- | --- | ---: | --- | ---: |",
