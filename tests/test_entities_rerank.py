@@ -27,9 +27,9 @@ def test_dense_columns_are_finite_float32_and_page_columns_computed_once():
     x = rerank.dense(pc, "hiking trails near baltimore")
     assert x.shape == (len(pc.candidates), len(rerank.DENSE))
     assert x.dtype == np.float32 and np.isfinite(x).all()
-    cached = pc._ranker_page
+    cached = pc.ranker_columns
     y = rerank.dense(pc, "Who are the rangers?")
-    assert pc._ranker_page is cached
+    assert pc.ranker_columns is cached
     page = len(rerank.PAGE_COLUMNS)
     assert np.array_equal(x[:, :page], y[:, :page])
     question = rerank.DENSE.index("question")

@@ -124,6 +124,8 @@ class PageCandidates:
                 names = (*names, "XFORM=" + cand.transform)
             self.denotation.append(names)
         self._base_scores: dict[int, tuple[Model, list[float]]] = {}
+        #: the re-ranker's query-independent columns (:func:`.rerank.page_columns`), once
+        self.ranker_columns: Any = None
         self.info["seconds"] = time.perf_counter() - t0
 
     def base_features(self, i: int) -> dict[str, float]:

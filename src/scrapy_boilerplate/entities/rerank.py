@@ -218,11 +218,9 @@ class Ranker:
 def dense(pc: PageCandidates, query: str) -> np.ndarray:
     """The ranker's input for ``query``: :func:`page_columns` (kept on ``pc``, computed once
     a page) beside :func:`query_columns`."""
-    cols = getattr(pc, "_ranker_page", None)
-    if cols is None:
-        cols = page_columns(pc)
-        pc._ranker_page = cols  # type: ignore[attr-defined]
-    return np.hstack([cols, query_columns(pc, query)])
+    if pc.ranker_columns is None:
+        pc.ranker_columns = page_columns(pc)
+    return np.hstack([pc.ranker_columns, query_columns(pc, query)])
 
 
 def ranker_data(booster: Any, beta: float) -> dict[str, Any]:
