@@ -223,10 +223,10 @@ def main(argv: list[str] | None = None) -> int:
     def heading_pages(ex: Example) -> list[TrainingPage]:
         if ex.page not in headings:
             pc = candidates_of(ex)
-            headings[ex.page] = heading_training(pc, styles)
+            asked = heading_training(pc, styles)
+            headings[ex.page] = [page for _, page in asked]
             if ranked:
-                for page, (q, _) in zip(headings[ex.page], heading_questions(pc.candidates),
-                                        strict=True):  # fmt: skip
+                for q, page in asked:
                     matrices[id(page)] = dense(pc, q)
         return headings[ex.page]
 
@@ -324,13 +324,13 @@ def with_headings(name: str, args: Any) -> bool:
     return name in HEADING_SETS and "headings" not in args.without
 
 
-def heading_training(pc: PageCandidates, styles: bool = True) -> list[TrainingPage]:
+def heading_training(pc: PageCandidates, styles: bool = True) -> list[tuple[str, TrainingPage]]:
     """The training pages of :func:`~harness.entities_data.heading_questions` on one page,
-    each weighted :data:`~harness.entities_data.HEADING_WEIGHT`."""
+    each weighted :data:`~harness.entities_data.HEADING_WEIGHT`, with its question."""
     out = []
     for q, ok in heading_questions(pc.candidates):
         style = query_style(q) if styles else None
-        out.append(TrainingPage(pc.features(q), pc.counts(), ok, style, HEADING_WEIGHT))
+        out.append((q, TrainingPage(pc.features(q), pc.counts(), ok, style, HEADING_WEIGHT)))
     return out
 
 
@@ -490,7 +490,7 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
             current = {ex.page: PageCandidates(sb.parse(ex.html()), k=args.k,
                                                derived="derived" not in args.without)}  # fmt: skip
             if with_headings(name, args):
-                for page in heading_training(current[ex.page], styles):
+                for _, page in heading_training(current[ex.page], styles):
                     rows.append(("", [], page))  # (training only, on its page's folds)
                     folds.append((-1, fold[1]))
         pc = current[ex.page]

@@ -38,14 +38,14 @@ from typing import Any
 import numpy as np
 
 import scrapy_boilerplate as sb
-from entities_eval import FOLDS, cv_fold, load
-from harness.entities_data import compatible, heading_questions
+from entities_eval import FOLDS, HEADING_SETS, cv_fold, load
+from harness.entities_data import HEADING_WEIGHT, compatible, heading_questions
 from harness.output import add_out, write_reports
 from scrapy_boilerplate.entities.extract import PageCandidates
 from scrapy_boilerplate.entities.features import query_style, styled
+from scrapy_boilerplate.entities.model import STYLE_PREFIX
 from scrapy_boilerplate.entities.rerank import DENSE, dense, fit
 
-HEADING_WEIGHT = 0.3
 BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
 
 
@@ -68,7 +68,7 @@ class Row:
                 ids.append(vocab.setdefault(k, len(vocab)))
                 owner.append(i)
                 if styled(k):
-                    ids.append(vocab.setdefault(f"QS:{style}|{k}", len(vocab)))
+                    ids.append(vocab.setdefault(STYLE_PREFIX.format(style) + k, len(vocab)))
                     owner.append(i)
         self.uniq, self.inv = np.unique(np.array(ids, dtype=np.int64), return_inverse=True)
         self.owner = np.array(owner, dtype=np.int64)
@@ -127,7 +127,7 @@ def featurise(data: Path) -> tuple[list[Row], int]:
             fold = cv_fold(ex, groups)
             if ex.page not in current:
                 current = {ex.page: PageCandidates(sb.parse(ex.html()))}
-                if name == "webqa-utopia-dev":  # entities_eval's HEADING_SETS
+                if name in HEADING_SETS:
                     pc = current[ex.page]
                     for q, ok in heading_questions(pc.candidates):
                         rows.append(Row(name, False, (-1, fold[1]), q, pc, ok, HEADING_WEIGHT,

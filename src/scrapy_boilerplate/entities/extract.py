@@ -126,6 +126,7 @@ class PageCandidates:
         self._base_scores: dict[int, tuple[Model, list[float]]] = {}
         #: the re-ranker's query-independent columns (:func:`.rerank.page_columns`), once
         self.ranker_columns: Any = None
+        self._last_query: tuple[str, Query, dict[str, float]] | None = None
         self.info["seconds"] = time.perf_counter() - t0
 
     def base_features(self, i: int) -> dict[str, float]:
@@ -141,9 +142,20 @@ class PageCandidates:
             feats[name] = 1.0
         return feats
 
+    def page_query(self, query: str) -> tuple[Query, dict[str, float]]:
+        """``query`` as this page reads it (:meth:`Query.on_page`) and the best overlap of
+        each context part among the page's candidates (:func:`best_overlaps`). The last
+        query's are kept: ranking one query reads them for its query features, its
+        query-denotation features and the re-ranker's columns."""
+        last = self._last_query
+        if last is None or last[0] != query:
+            q = Query(query).on_page(self.texts)
+            last = self._last_query = (query, q, best_overlaps(q, self.texts))
+        return last[1], last[2]
+
     def features(self, query: str) -> list[dict[str, float]]:
         """Every candidate's features for ``query`` (the training's input)."""
-        category = Query(query).category
+        category = self.page_query(query)[0].category
         out = []
         for i, feats in enumerate(self._query_features(query)):
             base = self.base_features(i)
@@ -155,8 +167,7 @@ class PageCandidates:
 
     def _query_features(self, query: str) -> list[dict[str, float]]:
         """Every candidate's query features."""
-        q = Query(query).on_page(self.texts)
-        best = best_overlaps(q, self.texts)
+        q, best = self.page_query(query)
         out = []
         for cand, text in zip(self.candidates, self.texts, strict=True):
             feats: dict[str, float] = {}
@@ -195,7 +206,7 @@ class PageCandidates:
     def _query_denotation(self, query: str, model: Model) -> list[float]:
         """``θ · φ`` of the query-denotation features of every candidate, once per
         distinct entity list (the denotation names are shared by equal lists)."""
-        category = Query(query).category
+        category = self.page_query(query)[0].category
         w = model.weights
         shares: dict[int, float] = {}
         out = []

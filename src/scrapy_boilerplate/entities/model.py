@@ -23,6 +23,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import repeat
 from operator import mul
 from pathlib import Path
@@ -61,17 +62,14 @@ class Model:
     weights: dict[str, float] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     _styles: dict[str, Model] = field(default_factory=dict, repr=False, compare=False)
-    _ranker: list[Ranker | None] = field(default_factory=list, repr=False, compare=False)
 
-    @property
+    @cached_property
     def ranker(self) -> Ranker | None:
         """The re-ranker kept in the metadata (``meta["ranker"]``, :mod:`.rerank`), read
         once; ``None`` for a model without one (its ranking is the log-linear model's
         alone). A ranker made for other features raises ``ValueError``."""
-        if not self._ranker:
-            data = self.meta.get("ranker")
-            self._ranker.append(Ranker(data) if isinstance(data, dict) else None)
-        return self._ranker[0]
+        data = self.meta.get("ranker")
+        return Ranker(data) if isinstance(data, dict) else None
 
     def for_style(self, style: str | None) -> Model:
         """The model that scores queries of ``style``: each feature's shared weight plus

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from scrapy_boilerplate.entities.features import Query, best_overlaps, query_style
+from scrapy_boilerplate.entities.features import query_style
 from scrapy_boilerplate.entities.pageindex import tag_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -158,8 +158,7 @@ def page_columns(pc: PageCandidates) -> np.ndarray:
 
 def query_columns(pc: PageCandidates, query: str) -> np.ndarray:
     """The ``(candidates, len(QUERY_COLUMNS))`` float32 matrix of ``query`` on a page."""
-    q = Query(query).on_page(pc.texts)
-    best = best_overlaps(q, pc.texts)
+    q, best = pc.page_query(query)
     fixed = [float(query_style(query) == "question")]
     category = q.category if q.category in _CATEGORIES else "other"
     fixed += [float(category == c) for c in _CATEGORIES]
