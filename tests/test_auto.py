@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -183,25 +184,11 @@ def test_a_model_of_another_feature_version_is_refused(tmp_path: Path) -> None:
     ],
 )
 def test_a_model_s_decision_rule_is_read_or_refused(
-    tmp_path: Path, decoding: Any, error: str | None
+    auto_model_with: Callable[..., Any], decoding: Any, error: str | None
 ) -> None:
-    onnx = pytest.importorskip("onnx")
-    proto = onnx.load(str(model.DEFAULT_MODEL))
-    kept = [p for p in proto.metadata_props if p.key != "decoding"]
-    del proto.metadata_props[:]
-    proto.metadata_props.extend(kept)
-    if decoding is not None:
-        prop = proto.metadata_props.add()
-        prop.key, prop.value = "decoding", json.dumps(decoding)
-    path = tmp_path / f"rule{abs(hash(json.dumps(decoding))) % 10**6}.onnx"
-    onnx.save(proto, str(path))
-    if error is not None:
-        with pytest.raises(model.ModelError, match=error) as info:
-            model.AutoModel(path)
-        assert str(path) in str(info.value)
-        return
-    loaded = model.AutoModel(path)
-    assert loaded.best_run is (decoding is not None) and loaded.run_keep is None
+    loaded = auto_model_with("decoding", decoding, error)
+    if loaded is not None:
+        assert loaded.best_run is (decoding is not None) and loaded.run_keep is None
 
 
 def test_the_shipped_model_matches_the_features() -> None:
@@ -280,12 +267,14 @@ def test_training_writes_a_model_the_extractor_loads(tmp_path: Path) -> None:
     assert report["trained_on"]["cleaneval"] == 12
     assert set(report["thresholds"]) <= set(pagetype.PAGE_TYPES)
     assert report["decoding"] == {"rule": "best-run", "keep": train.RUN_KEEP}
+    assert report["asides"] == train.ASIDES
     assert 0.0 <= report["cv_text_f1_threshold_alone"]["all"] <= 1.0
     result = extract((PAGES / "news_article.html").read_bytes(), "auto", model=str(out))
     assert result.reason is None and result.quality is not None
     assert result.extra["model"] == "mine.onnx"
     loaded = model.load_model(out)
     assert loaded.best_run and loaded.run_keep == train.RUN_KEEP
+    assert loaded.aside_types == frozenset(train.ASIDES["types"])
     # the same training writes the same bytes (the shipped model is reproducible)
     again = tmp_path / "models" / "again.onnx"
     train.train(tmp_path / "data", again, log=lambda _: None, trees=(5, 10))

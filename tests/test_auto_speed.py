@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from scrapy_boilerplate import parse
-from scrapy_boilerplate.auto import containers, features, pagetype
+from scrapy_boilerplate.auto import asides, containers, features, pagetype
 from scrapy_boilerplate.auto import extractor as auto_extractor
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import TextBlock
@@ -132,6 +132,7 @@ def test_twins_are_declared() -> None:
         (features.blocks_containing, _speedups.blocks_containing),
         (pagetype._block_summary, _speedups.block_summary),
         (auto_extractor.run_labels, _speedups.run_labels),
+        (asides.aside_blocks, _speedups.aside_blocks),
     ):
         assert twin.compiled is step, twin.compiled_name
 

@@ -1,7 +1,8 @@
 # cython: language_level=3
 """``auto``'s compiled steps (optional accelerator), each the twin of a Python function of
-:mod:`.features`, :mod:`.containers` or :mod:`.pagetype`, which stays the reference and
-the fallback (it declares its twin with ``core.compiled.twin``);
+:mod:`.features`, :mod:`.containers`, :mod:`.pagetype`, :mod:`.extractor` or
+:mod:`.asides`, which stays the reference and the fallback (it declares its twin with
+``core.compiled.twin``);
 ``tests/test_auto_speed.py`` holds each pair to the same output:
 
 - :func:`element_masks` is ``features._element_masks_of``: the keyword groups of each
@@ -46,6 +47,9 @@ the fallback (it declares its twin with ``core.compiled.twin``);
   over the blocks instead of an array operation per value;
 - :func:`run_labels` is ``extractor.run_labels``: the best-run rule's labels, the prefix
   sums and the run found in one pass instead of a dozen array operations;
+- :func:`aside_blocks` is ``asides.aside_blocks``: the kept blocks inside an element named
+  as an aside, the blocks under an element found by their nodes' parent pointers instead
+  of their xpaths' prefixes, and what is found of an element kept by its node's address;
 - :class:`Forest` (with :func:`onnx_tree_nodes`, which reads the trees out of the ONNX
   file) scores the model's trees as onnxruntime's session does, the same float32 sums in
   the same order and the same post-transforms, without a session call's fixed costs
@@ -1771,3 +1775,99 @@ def run_labels(p, weights, double threshold, object keep):
         if pv[i] >= t32 and ((start <= i <= end) or (has_keep and pv[i] >= k32)):
             labels[i] = 1
     return labels_a
+
+
+cdef inline bint _holds(xmlNode* outer, xmlNode* c) noexcept:
+    """Whether ``c`` is ``outer`` or lies under it (by the parent pointers)."""
+    while c is not NULL:
+        if c is outer:
+            return True
+        c = c.parent
+    return False
+
+
+cdef xmlNode* _block_node(list blocks, Py_ssize_t j, xmlNode** nodes) except? NULL:
+    """Block ``j``'s element (its node, read once into ``nodes``)."""
+    cdef xmlNode* c = nodes[j]
+    if c is NULL:
+        el = blocks[j].element
+        if not isinstance(el, cetree._Element) or (<cetree._Element>el)._c_node is NULL:
+            raise Unsupported("not an element")
+        c = nodes[j] = (<cetree._Element>el)._c_node
+    return c
+
+
+def aside_blocks(list blocks, chars, list kept, double max_share, object names_aside, dict cache):
+    """``asides.aside_blocks``: which of the ``kept`` blocks (their indices, in order) sit in
+    an aside, as a bool array over every block. The blocks under an element are found by
+    the parent pointers of their nodes rather than by their xpaths, and what is found of an
+    element is kept by its node's address; an element's ``class`` and ``id`` are judged by
+    ``names_aside`` through its ``cache`` (value -> bool), as the reference judges them."""
+    import numpy as np
+
+    if not isinstance(chars, np.ndarray) or chars.dtype != np.float64 or chars.ndim != 1:
+        raise Unsupported("aside_blocks takes float64 character counts")
+    cdef const double[::1] cv = np.ascontiguousarray(chars)
+    cdef Py_ssize_t n = len(blocks), i, j, lo, hi
+    if cv.shape[0] != n:
+        raise Unsupported("one count per block")
+    out = np.zeros(n, dtype=bool)
+    if not kept:
+        return out
+    cdef double* cum = <double*>PyMem_Malloc((n + 1) * sizeof(double))
+    cdef xmlNode** nodes = <xmlNode**>PyMem_Malloc(max(n, 1) * sizeof(xmlNode*))
+    if cum is NULL or nodes is NULL:
+        PyMem_Free(cum)
+        PyMem_Free(nodes)
+        raise MemoryError()
+    cdef double limit
+    cdef xmlNode* c
+    cdef bint verdict
+    cdef dict verdicts = {}
+    cdef list walked, marked = []
+    try:
+        cum[0] = 0.0
+        for j in range(n):
+            cum[j + 1] = cum[j] + cv[j]
+            nodes[j] = NULL
+        limit = max_share * cum[n]
+        for i in kept:
+            c = _block_node(blocks, i, nodes)
+            lo = hi = i
+            walked = []
+            verdict = False
+            while c is not NULL:
+                known = verdicts.get(<size_t>c)
+                if known is not None:
+                    verdict = known
+                    break
+                if c.type != tree.XML_ELEMENT_NODE:
+                    break
+                if c.ns is not NULL:
+                    raise Unsupported("a namespaced element")
+                if strcmp(<const char*>c.name, b"body") == 0 or strcmp(<const char*>c.name, b"html") == 0:
+                    break
+                while lo > 0 and _holds(c, _block_node(blocks, lo - 1, nodes)):
+                    lo -= 1
+                while hi < n - 1 and _holds(c, _block_node(blocks, hi + 1, nodes)):
+                    hi += 1
+                if cum[hi + 1] - cum[lo] > limit:
+                    verdicts[<size_t>c] = False
+                    break
+                walked.append(<size_t>c)
+                for name in (b"class", b"id"):
+                    value = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>name)
+                    if value and (cache.get(value) or names_aside(value)):
+                        verdict = True
+                if verdict:
+                    break
+                c = c.parent
+            for key in walked:
+                verdicts[key] = verdict
+            if verdict:
+                marked.append(i)
+    finally:
+        PyMem_Free(cum)
+        PyMem_Free(nodes)
+    out[marked] = True
+    return out

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from scrapy_boilerplate.auto import features, pagetype, structured
+from scrapy_boilerplate.auto.asides import ASIDE_TYPES, MAX_SHARE, aside_blocks
 from scrapy_boilerplate.auto.model import check_model, load_model, shipped_models
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.deadline import check
@@ -82,6 +83,17 @@ PARAMS = (
         "keep content to the page's best run of consecutive blocks (and blocks outside it "
         "that the model is sure of); false: every block at or above the threshold; null: as "
         "the model was trained (the shipped model: true)",
+        nullable=True,
+    ),
+    Param(
+        "asides",
+        bool,
+        None,
+        "on a page taken for an article, content inside an element whose class or id names "
+        "comments, related stories, sharing, the author, a newsletter, advertising or the "
+        "post's meta line (and that holds at most a quarter of the page's text) is "
+        "boilerplate; false: the blocks' probabilities alone decide; null: as the model was "
+        "trained (the shipped model: true)",
         nullable=True,
     ),
     Param(
@@ -220,6 +232,13 @@ def decide(
     return p >= float(p.max()) - RESCUE_MARGIN, True
 
 
+def without_asides(labels: np.ndarray, asides: np.ndarray) -> np.ndarray:
+    """``labels`` less the blocks in asides (:mod:`.asides`); unchanged where that would
+    leave no content (the rule never empties a page the model found content on)."""
+    kept = labels & ~asides
+    return kept if kept.any() else labels
+
+
 def rescue_blocks(doc: Document) -> tuple[Document, list[TextBlock], str | None]:
     """Blocks for a page whose cleaned tree gave none, and how they were found.
 
@@ -323,6 +342,12 @@ class AutoExtractor(Extractor):
         labels, rescued = decide(
             p, threshold, bool(chars.sum()), chars if run else None, model.run_keep
         )
+        use_asides = params["asides"]
+        if use_asides is None:
+            use_asides = bool(model.aside_types)
+        if use_asides and not rescued and kind in (model.aside_types or ASIDE_TYPES):
+            share = model.aside_share or MAX_SHARE
+            labels = without_asides(labels, aside_blocks(blocks, chars, labels, share))
         quality = model.quality(quality_features(p, chars, labels, p_type, rescued))
         out = blocks_from_segments(
             blocks,

@@ -12,7 +12,8 @@ behind named inputs and outputs:
 
 Its metadata (``metadata_props``, JSON values) names the feature sets it was trained on
 (``feature_version``), the page types, the decision thresholds per page type, the decision
-rule (``decoding``) and what it was trained on. One session per process and path,
+rule (``decoding``), the aside rule (``asides``: :mod:`.asides`) and what it was
+trained on. One session per process and path,
 single-threaded (a page's trees are far too small to gain from threads;
 ``SCRAPY_BOILERPLATE_ORT_THREADS`` sets another count).
 """
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from scrapy_boilerplate.auto import forest
+from scrapy_boilerplate.auto.asides import RULE_VERSION
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.models import ModelFileError, ModelFiles, model_file, open_onnx
 
@@ -85,6 +87,10 @@ class AutoModel:
         #: or above :attr:`run_keep`. Models without it in their metadata were chosen for
         #: the threshold alone.
         self.best_run, self.run_keep = _decoding(path, self.metadata.get("decoding"))
+        #: The page types on which content in a named aside is boilerplate
+        #: (:mod:`.asides`), and the largest share of the page such an aside may hold;
+        #: models without it in their metadata were chosen without the rule.
+        self.aside_types, self.aside_share = _asides(path, self.metadata.get("asides"))
         self._empty = {
             i.name: np.zeros((0, int(i.shape[1])), np.float32) for i in self.session.get_inputs()
         }
@@ -140,6 +146,22 @@ def _decoding(path: Path, value: Any) -> tuple[bool, float | None]:
     if isinstance(keep, bool) or not isinstance(keep, (int, float)) or not 0.0 <= keep <= 1.0:
         raise ModelError(path, f"its decision rule's keep is not a probability: {keep!r:.40}")
     return True, float(keep)
+
+
+def _asides(path: Path, value: Any) -> tuple[frozenset[str], float]:
+    """The aside rule a model's metadata names (:mod:`.asides`): the page types it applies
+    to and its share. None is no rule; a version this code does not know, or values that
+    are not what they should be, are refused, naming the file."""
+    if value is None:
+        return frozenset(), 0.0
+    if not isinstance(value, dict) or value.get("version") != RULE_VERSION:
+        raise ModelError(path, f"its metadata names an unknown aside rule: {str(value)[:100]}")
+    types, share = value.get("types"), value.get("share")
+    if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+        raise ModelError(path, f"its aside rule's types are not a list of names: {types!r:.60}")
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 < share <= 1.0:
+        raise ModelError(path, f"its aside rule's share is not a fraction: {share!r:.40}")
+    return frozenset(types), float(share)
 
 
 _files: ModelFiles[AutoModel] = ModelFiles(AutoModel)
