@@ -1857,8 +1857,12 @@ def aside_blocks(list blocks, chars, list kept, double max_share, object names_a
                 walked.append(<size_t>c)
                 for name in (b"class", b"id"):
                     value = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>name)
-                    if value and (cache.get(value) or names_aside(value)):
-                        verdict = True
+                    if value:
+                        found = cache.get(value)  # (a value seen before: no call)
+                        if found is None:
+                            found = names_aside(value)
+                        if found:
+                            verdict = True
                 if verdict:
                     break
                 c = c.parent
