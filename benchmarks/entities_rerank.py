@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 import scrapy_boilerplate as sb
-from entities_eval import FOLDS, HEADING_SETS, cv_fold, load
+from entities_eval import FOLDS, HEADING_SETS, L2, PASSES, STEP, cv_fold, load
 from harness.entities_data import HEADING_WEIGHT, compatible, heading_questions
 from harness.output import add_out, write_reports
 from scrapy_boilerplate.entities.extract import PageCandidates
@@ -83,8 +83,8 @@ class Row:
         return max(range(len(s)), key=lambda i: (s[i], *self.ties[i]))
 
 
-def train_loglinear(rows: list[Row], size: int, seed: int, passes: int = 5, l2: float = 0.01,
-                    step: float = 0.03) -> np.ndarray:  # fmt: skip
+def train_loglinear(rows: list[Row], size: int, seed: int, passes: int = PASSES,
+                    l2: float = L2, step: float = STEP) -> np.ndarray:  # fmt: skip
     """:func:`scrapy_boilerplate.entities.model.train` on ``rows``, in NumPy."""
     w = np.zeros(size)
     g2 = np.zeros(size)
