@@ -448,18 +448,17 @@ def train(
         labels, rescued, score = decided[i]
         qx.append(quality_features(oof[best_trees][i], p.chars, labels, p.p_type, rescued))
         qy.append(_page_f1(score))
-    # the text F1 of the thresholds per type, with the aside rule and without it
+    # the text F1 of the thresholds per type, with the aside rule and without it (each
+    # type's without it is its threshold's, as chosen; all pages' is computed here)
     without: list[tuple[float | None, float | None]] = []
     for i in chosen:
         p = pages[i]
         labels, _ = _decide(p, oof[best_trees][i], per_type.get(_kind(p), threshold), True, False)
         without.append(page_scores(p.example.gold, _main_text(p, labels)))
-    with_asides, without_asides_f1 = {}, {}
-    for kind in (None, *per_type):
-        which = [k for k, i in enumerate(chosen) if kind is None or _kind(pages[i]) == kind]
-        name = kind or "all"
-        with_asides[name] = text_f1([decided[chosen[k]][2] for k in which])
-        without_asides_f1[name] = text_f1([without[k] for k in which])
+    without_asides_f1 = {"all": text_f1(without), **{k: cv_f1[k] for k in per_type}}
+    with_asides = {"all": text_f1([decided[i][2] for i in chosen])}
+    for kind in per_type:
+        with_asides[kind] = text_f1([decided[i][2] for i in chosen if _kind(pages[i]) == kind])
     log(
         f"thresholds per type: out-of-fold text F1 {without_asides_f1['all']:.4f}, with the "
         f"aside rule {with_asides['all']:.4f}"
