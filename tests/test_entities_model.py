@@ -128,6 +128,102 @@ def test_word_and_phrase_shapes():
     assert word_shape("McKeldin") == "AaAa"
 
 
+def _textblob_tags(text: str) -> tuple[str, ...]:
+    """What textblob's PatternTagger gives (``parse(text, True, True, False, False, False)``)."""
+    from textblob.en import parser
+
+    sentences = parser.parse(text, True, True, False, False, False, "utf-8", collapse=False)
+    return tuple(token[1] for sentence in sentences for token in sentence)
+
+
+_TRICKY = (
+    "The cat purs.",
+    "isn't it",
+    "I'm here, we'll go",
+    "U.S. Navy",
+    "e.g. this",
+    "Mr. Smith",
+    "T. De Smedt",
+    "(1998)",
+    "born 1998)",
+    "8) and :)",
+    "XD <3",
+    '“quoted” ‘x’ "a"',
+    "Really?! Yes... no.",
+    "(!) sarcasm",
+    "one\n\ntwo",
+    "a\r\nb",
+    "tab\there",
+    "state-of-the-art running quickly",
+    "glasses and Müller in 東京",
+    "$5 or 50% at a/b",
+    "x:y; [1] {x} #tag @me",
+    "o_O :P =) 8-)",
+    "Word. word.",
+    "Pizza café",
+    "don't",
+    "Glasses and cats. Running fast",
+    "Cats",
+    "Jumped over",
+    "Quickly. Happily",
+)
+
+
+@pytest.mark.parametrize("text", _TRICKY)
+def test_the_tagger_gives_textblobs_tags(text):
+    assert entity_features._tagger()(text) == _textblob_tags(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "The",
+                "cat",
+                "Cats",
+                "Glasses",
+                "isn't",
+                "we'll",
+                "U.S.",
+                "etc.",
+                "3.5",
+                "(1998)",
+                "8)",
+                ":)",
+                "XD",
+                "n't",
+                "'s",
+                "“a”",
+                "...",
+                "!",
+                "?",
+                "\n\n",
+                "\r\n",
+                "-",
+                "glasses",
+                "Müller",
+                "$5",
+                "a/b",
+                "x:y",
+                ",",
+                "[1]",
+                "o_O",
+                "Word.",
+                "running",
+                "  ",
+                " ",
+            ]
+        ),
+        min_size=1,
+        max_size=8,
+    ).map("".join)
+)
+def test_the_tagger_gives_textblobs_tags_on_any_mix(text):
+    if text.strip():
+        assert entity_features._tagger()(text) == _textblob_tags(text)
+
+
 def test_head_hole_when_the_first_sibling_is_not_selected():
     doc = sb.parse(TRAILS)
     rows = doc.root.xpath("//table[2]//tr")

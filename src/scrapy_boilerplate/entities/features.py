@@ -268,25 +268,65 @@ _LEVELS = tuple(f"A{k}:" for k in range(1, MAX_ANCESTOR_LEVELS + 1))
 @lru_cache(maxsize=1)
 def _tagger() -> Callable[[str], tuple[str, ...]]:
     """The tags of textblob's PatternTagger (Brill tagger of Pattern; its lexicon ships in
-    the wheel, nothing is downloaded), read from Pattern's parser before it formats them as
-    a string that the tagger would split again (same tags, less work). Falls back
-    to a shape-based guess if textblob is missing."""
+    the wheel, nothing is downloaded). Falls back to a shape-based guess if textblob is
+    missing.
+
+    What textblob runs (``parse(text, True, True, False, False, False)``) applies no
+    contextual rules: a token's tag is its lexicon entry (for the first token of a
+    sentence, else its lower-case form's), or else NNP for a capitalised word, CD for
+    digits and number punctuation, or the English suffix rules. A token's tag depends on
+    the token and on whether it starts its sentence, so it is kept per token
+    (:func:`_token_tag`); the sentences and tokens are textblob's tokenizer's, which
+    words of letters and digits skip, and which is given no contractions to split in a
+    text without an apostrophe (every contraction it splits starts with one). The same
+    tags as textblob's on the 317,624 entity strings of the entity datasets' pages."""
     try:
         from textblob.en import parser
     except ImportError:  # pragma: no cover - textblob is a dependency
         return lambda text: tuple("NNP" if w[:1].isupper() else "NN" for w in text.split())
+
+    no_contractions: dict[str, str] = {}
 
     def tags(text: str) -> tuple[str, ...]:
         if _PLAIN_WORDS.fullmatch(text):
             # Letters and digits (any script) between single spaces: Pattern's tokenizer
             # (contractions, quotes, punctuation, abbreviations, emoticons) gives one
             # sentence of these very words, so it is skipped.
-            return tuple(token[1] for token in parser.find_tags(text.split(" ")))
-        # PatternTagger.tag(text) is parse(text, True, True, False, False, False).split()
-        sentences = parser.parse(text, True, True, False, False, False, "utf-8", collapse=False)
-        return tuple(token[1] for sentence in sentences for token in sentence)
+            words = text.split(" ")
+            return (_token_tag(words[0], True), *(_token_tag(w, False) for w in words[1:]))
+        if "'" in text:
+            sentences = parser.find_tokens(text)
+        else:
+            sentences = parser.find_tokens(text, replace=no_contractions)
+        out: list[str] = []
+        for sentence in sentences:
+            tokens = sentence.split(" ")
+            out.append(_token_tag(tokens[0], True))
+            out.extend(_token_tag(t, False) for t in tokens[1:])
+        return tuple(out)
 
     return tags
+
+
+@lru_cache(maxsize=200000)
+def _token_tag(token: str, first: bool) -> str:
+    """Pattern's ``find_tags`` for one token (``first``: the first of its sentence), with
+    textblob's English lexicon and its defaults (NN, NNP, CD) and no contextual rules, as
+    textblob's English parser calls it."""
+    from textblob import _text
+    from textblob.en import parser
+
+    lexicon = parser.lexicon
+    tag = lexicon.get(token)
+    if tag is None and first:
+        tag = lexicon.get(token.lower())
+    if tag is not None:
+        return str(tag)
+    if token.istitle():
+        return "NNP"
+    if _text.CD.match(token) is not None:
+        return "CD"
+    return str(_text._suffix_rules([token, "NN"])[1])
 
 
 @lru_cache(maxsize=200000)
