@@ -66,7 +66,7 @@ from scrapy_boilerplate.entities.features import query_style
 from scrapy_boilerplate.entities.model import TrainingPage, train
 from scrapy_boilerplate.entities.pageindex import PageIndex
 from scrapy_boilerplate.entities.predicates import ANY, Predicate, generate
-from scrapy_boilerplate.entities.rerank import BETA, dense, fit, ranker_data
+from scrapy_boilerplate.entities.rerank import BETA, SIZE, dense, fit, ranker_data
 
 TEST_SHARE = 0.3
 #: The splits evaluated: ``page`` holds out pages (a question seen in training may come
@@ -261,9 +261,9 @@ def main(argv: list[str] | None = None) -> int:
                         patterns.update(suffix_pattern(p) for p in c.predicates)
         t0 = time.perf_counter()
         model = train(training, step=args.step, l2=args.l2, passes=args.passes)
-        if ranked:  # the re-ranker, on the same examples (rerank.py; its weight BETA)
+        if ranked:  # the re-ranker, on the same examples (rerank.py; its weights BETA, SIZE)
             booster = fit([matrices[id(p)] for p in training], [p.compatible for p in training])
-            model.meta["ranker"] = ranker_data(booster, BETA)
+            model.meta["ranker"] = ranker_data(booster, BETA, SIZE)
         train_s = time.perf_counter() - t0
         print(f"split by {split}: trained on {n_train} examples and {n_headings} heading "
               f"questions in {train_s:.1f} s", flush=True)  # fmt: skip

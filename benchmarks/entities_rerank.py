@@ -18,7 +18,9 @@ seed's figures differ from ``--cv``'s by the order's noise). Beside it, per cell
   heading and label and how far each falls below the page's best, its share of the
   largest list under the same heading, the query's style and category), trained alone;
 * the two together: the log-linear log-probability plus ``β`` times the ranker's score,
-  for each ``β`` of :data:`BETAS`.
+  for each ``β`` of :data:`BETAS`;
+* those (``β`` = 1) plus ``γ`` times the logarithm of the list's number of entities, for
+  each ``γ`` of :data:`SIZES` (a size prior: the rank's ``size``).
 
 Prints accuracy (the top list is compatible) and oracle per set, seed and variant, and
 writes DIR/entities_rerank.md with ``--out DIR``. Needs LightGBM (the ``train`` extra).
@@ -46,7 +48,13 @@ from scrapy_boilerplate.entities.features import query_style, styled
 from scrapy_boilerplate.entities.model import STYLE_PREFIX
 from scrapy_boilerplate.entities.rerank import DENSE, dense, fit
 
+#: The column of the dense matrix holding log(number of entities).
+LOG_ENTITIES = DENSE.index("log_entities")
+
 BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+#: The weights of log(number of entities) tried beside the log-linear model and the ranker
+#: (weight 1; the shipped ``size`` is :data:`scrapy_boilerplate.entities.rerank.SIZE`).
+SIZES = (0.5, 1.0, 2.0)
 
 
 class Row:
@@ -169,6 +177,11 @@ def main(argv: list[str] | None = None) -> int:
                     for beta in BETAS:
                         key = (r.name, f"log-linear + {beta} x ranker" if beta else "log-linear")
                         per.setdefault(key, []).append(bool(r.ok[r.best(logp + beta * tree)]))
+                    log_size = r.dense[:, LOG_ENTITIES].astype(np.float64)
+                    for gamma in SIZES:
+                        key = (r.name, f"log-linear + 1.0 x ranker + {gamma} x log(entities)")
+                        got = r.best(logp + tree + gamma * log_size)
+                        per.setdefault(key, []).append(bool(r.ok[got]))
                     per.setdefault((r.name, "oracle"), []).append(bool(r.ok.any()))
         for (name, variant), got in sorted(per.items()):
             if variant == "oracle":

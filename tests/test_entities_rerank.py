@@ -90,6 +90,24 @@ def test_the_ranker_moves_the_ranking():
         assert [p for p, _ in ranked] == sorted((p for p, _ in ranked), reverse=True)
 
 
+def test_the_size_prior_moves_the_ranking_toward_longer_lists():
+    pc = _page()
+    sizes = [len(c.entities) for c in pc.candidates]
+    assert len(set(sizes)) > 1
+    flat = _one_split("log_entities", 0.0, 0.0, 0.0)  # a ranker that says nothing
+    before = rank(pc, "trails", Model(meta={"ranker": flat}))
+    assert rerank.Ranker(flat).size == 0.0  # files without it rank as before
+    after = rank(pc, "trails", Model(meta={"ranker": dict(flat, size=1.0)}))
+    strong = rank(pc, "trails", Model(meta={"ranker": dict(flat, size=50.0)}))
+    assert len(strong[0][1].entities) == max(sizes)
+    # each candidate's log-probability moves by log(its size), then all are normalised
+    lp_before = {id(c): np.log(p) for p, c in before}
+    lp_after = {id(c): np.log(p) for p, c in after}
+    shift = [lp_after[id(c)] - lp_before[id(c)] - np.log(len(c.entities)) for c in pc.candidates]
+    assert np.allclose(shift, shift[0], atol=1e-9)
+    assert abs(sum(p for p, _ in after) - 1.0) < 1e-6
+
+
 def test_model_file_keeps_its_ranker_and_refuses_a_foreign_one(tmp_path):
     data = _one_split("log_entities", 1.0, -1.0, 1.0)
     path = tmp_path / "m.json"
@@ -122,3 +140,4 @@ def test_the_shipped_model_has_a_ranker_for_these_features():
     data = json.loads(gzip.decompress(DEFAULT_MODEL.read_bytes()))
     ranker = rerank.Ranker(data["meta"]["ranker"])
     assert ranker.beta == rerank.BETA and len(ranker.roots) == rerank.TREES
+    assert ranker.size == rerank.SIZE

@@ -238,15 +238,20 @@ class PageCandidates:
 def rank(pc: PageCandidates, query: str, model: Model) -> list[tuple[float, Candidate]]:
     """Candidates with their probability, best first (ties: larger lists first). With a
     model that has a re-ranker (:attr:`Model.ranker`), each candidate's log-linear
-    log-probability plus ``beta`` times the ranker's score, normalised again."""
+    log-probability plus ``beta`` times the ranker's score plus ``size`` times the
+    logarithm of its number of entities, normalised again."""
     if not pc.candidates:
         return []
     logp = normalise(pc.scores(query, model), pc.counts())
     ranker = model.ranker
     if ranker is not None:
         extra = ranker.predict(dense(pc, query))
-        logp = normalise([lp + ranker.beta * float(e) for lp, e in zip(logp, extra, strict=True)],
-                         [1] * len(logp))  # fmt: skip
+        size = ranker.size
+        prior = [size * math.log(max(len(c.entities), 1)) if size else 0.0 for c in pc.candidates]
+        logp = normalise(
+            [lp + ranker.beta * float(e) + s for lp, e, s in zip(logp, extra, prior, strict=True)],
+            [1] * len(logp),
+        )
     order = sorted(
         zip(logp, pc.candidates, strict=True), key=lambda t: (-t[0], -len(t[1].nodes), t[1].first)
     )

@@ -13,9 +13,12 @@ The ranker is a LightGBM lambdarank ensemble (trained by ``benchmarks/entities_e
 --save`` with the log-linear model, on the same examples) kept as plain JSON in the
 model file's metadata (``meta["ranker"]``) and scored here in NumPy, so the model stays one
 file and nothing but NumPy runs it. A candidate's score is its log-linear
-log-probability plus ``beta`` times the ranker's score (``beta`` is in the same
-metadata). How much each part adds was measured by the cross-validation grouped by
-question template and page (docs/entities.md).
+log-probability plus ``beta`` times the ranker's score plus ``size`` times the logarithm
+of its number of entities (``beta`` and ``size`` are in the same metadata). The size
+prior counters what both models learn from the training questions' lists: on a question
+of a kind never seen, they favour short fragments (a record's fields, a list's first
+two names) over the list around them. How much each part adds was measured by the
+cross-validation grouped by question template and page (docs/entities.md).
 """
 
 from __future__ import annotations
@@ -186,6 +189,8 @@ class Ranker:
                 f"{data.get('version')!r}, this code reads {RANKER_VERSION})"
             )
         self.beta = float(data["beta"])
+        #: the weight of log(number of entities) beside them (0 in files made before it)
+        self.size = float(data.get("size", 0.0))
         nodes = data["nodes"]
         self.feature = np.asarray(nodes["feature"], dtype=np.int64)
         self.threshold = np.asarray(nodes["threshold"], dtype=np.float64)
@@ -222,9 +227,10 @@ def dense(pc: PageCandidates, query: str) -> np.ndarray:
     return np.hstack([pc.ranker_columns, query_columns(pc, query)])
 
 
-def ranker_data(booster: Any, beta: float) -> dict[str, Any]:
+def ranker_data(booster: Any, beta: float, size: float = 0.0) -> dict[str, Any]:
     """A LightGBM booster's trees as the JSON :class:`Ranker` reads (numerical splits,
-    ``<=`` to the left, as LightGBM's ``dump_model`` gives them)."""
+    ``<=`` to the left, as LightGBM's ``dump_model`` gives them), with the weights
+    ``beta`` of its score and ``size`` of the size prior."""
     feature: list[int] = []
     threshold: list[float] = []
     left: list[int] = []
@@ -262,6 +268,7 @@ def ranker_data(booster: Any, beta: float) -> dict[str, Any]:
         "version": RANKER_VERSION,
         "features": list(DENSE),
         "beta": beta,
+        "size": size,
         "depth": depth,
         "roots": roots,
         "nodes": {"feature": feature, "threshold": threshold, "left": left, "right": right,
@@ -287,6 +294,10 @@ PARAMS: dict[str, Any] = {
 TREES = 100
 #: The weight of the ranker's score beside the log-linear log-probability.
 BETA = 1.0
+#: The weight of log(number of entities) beside them: chosen by the cross-validation
+#: grouped by question template and page, mean of three AdaGrad orders, among 0, 0.5,
+#: 1 and 2 (``benchmarks/entities_rerank.py``, docs/entities.md).
+SIZE = 1.0
 
 
 def fit(matrices: Sequence[np.ndarray], compatible: Sequence[Sequence[bool]], seed: int = 0) -> Any:
