@@ -81,7 +81,9 @@ def _mentioned_keys(records: list[logging.LogRecord]) -> set[str]:
     for record in records:
         if record.name == "scrapy.statscollectors":  # the dump of every stat at the end
             continue
-        for key in re.findall(r"boilerplate/\S+", record.getMessage()):
+        # a key stands on its own: not the end of a path ("scrapy-boilerplate/tests/...",
+        # the checkout's own directory in a page's file URL)
+        for key in re.findall(r"(?<![\w/.-])boilerplate/\S+", record.getMessage()):
             keys.add(key.rstrip(").,;:'"))
     return keys
 
