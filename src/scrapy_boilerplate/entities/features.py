@@ -276,16 +276,34 @@ def _tagger() -> Callable[[str], tuple[str, ...]]:
     sentence, else its lower-case form's), or else NNP for a capitalised word, CD for
     digits and number punctuation, or the English suffix rules. A token's tag depends on
     the token and on whether it starts its sentence, so it is kept per token
-    (:func:`_token_tag`); the sentences and tokens are textblob's tokenizer's, which
+    (``_token_tag``); the sentences and tokens are textblob's tokenizer's, which
     words of letters and digits skip, and which is given no contractions to split in a
     text without an apostrophe (every contraction it splits starts with one). The same
     tags as textblob's on the 317,624 entity strings of the entity datasets' pages."""
     try:
+        from textblob import _text
         from textblob.en import parser
     except ImportError:  # pragma: no cover - textblob is a dependency
         return lambda text: tuple("NNP" if w[:1].isupper() else "NN" for w in text.split())
 
+    lexicon = parser.lexicon
     no_contractions: dict[str, str] = {}
+
+    @lru_cache(maxsize=200000)
+    def _token_tag(token: str, first: bool) -> str:
+        """Pattern's ``find_tags`` for one token (``first``: the first of its sentence),
+        with textblob's English lexicon and its defaults (NN, NNP, CD) and no contextual
+        rules, as textblob's English parser calls it."""
+        tag = lexicon.get(token)
+        if tag is None and first:
+            tag = lexicon.get(token.lower())
+        if tag is not None:
+            return str(tag)
+        if token.istitle():
+            return "NNP"
+        if _text.CD.match(token) is not None:
+            return "CD"
+        return str(_text._suffix_rules([token, "NN"])[1])
 
     def tags(text: str) -> tuple[str, ...]:
         if _PLAIN_WORDS.fullmatch(text):
@@ -306,27 +324,6 @@ def _tagger() -> Callable[[str], tuple[str, ...]]:
         return tuple(out)
 
     return tags
-
-
-@lru_cache(maxsize=200000)
-def _token_tag(token: str, first: bool) -> str:
-    """Pattern's ``find_tags`` for one token (``first``: the first of its sentence), with
-    textblob's English lexicon and its defaults (NN, NNP, CD) and no contextual rules, as
-    textblob's English parser calls it."""
-    from textblob import _text
-    from textblob.en import parser
-
-    lexicon = parser.lexicon
-    tag = lexicon.get(token)
-    if tag is None and first:
-        tag = lexicon.get(token.lower())
-    if tag is not None:
-        return str(tag)
-    if token.istitle():
-        return "NNP"
-    if _text.CD.match(token) is not None:
-        return "CD"
-    return str(_text._suffix_rules([token, "NN"])[1])
 
 
 @lru_cache(maxsize=200000)
