@@ -48,6 +48,7 @@ from harness.entities_data import (
     compatible,
     heading_questions,
     miss_cause,
+    missing_message,
     page_of,
     read_openweb,
     read_webqa,
@@ -187,8 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     sets, groups = load(args.data)
     if not sets:
-        print(f"no entity datasets under {args.data}: unpack ../shared/data with "
-              "'../shared/data/unpack DEST'", file=sys.stderr)  # fmt: skip
+        print(missing_message(args.data), file=sys.stderr)
         return 1
     if args.templates:
         return print_templates(sets, groups)

@@ -41,7 +41,7 @@ import numpy as np
 
 import scrapy_boilerplate as sb
 from entities_eval import FOLDS, HEADING_SETS, L2, PASSES, STEP, cv_fold, load
-from harness.entities_data import HEADING_WEIGHT, compatible, heading_questions
+from harness.entities_data import HEADING_WEIGHT, compatible, heading_questions, missing_message
 from harness.output import add_out, write_reports
 from scrapy_boilerplate.entities.extract import PageCandidates
 from scrapy_boilerplate.entities.features import query_style, styled
@@ -154,8 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     add_out(ap, "entities_rerank.md")
     args = ap.parse_args(argv)
     if not (args.data / "webqa-utopia-dev").is_dir():
-        print(f"no entity datasets under {args.data}: unpack ../shared/data with "
-              "'../shared/data/unpack DEST'", file=sys.stderr)  # fmt: skip
+        print(missing_message(args.data), file=sys.stderr)
         return 1
     rows, size = featurise(args.data)
     hits: dict[tuple[str, str], list[float]] = {}

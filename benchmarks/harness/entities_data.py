@@ -243,6 +243,13 @@ def near_match(predicted: str, accepted: Sequence[str], limit: int = 2) -> bool:
     return False
 
 
+def missing_message(data: Path) -> str:
+    """What an entity benchmark says when ``data`` holds neither entity dataset."""
+    return (
+        f"no entity datasets under {data}: unpack ../shared/data with '../shared/data/unpack DEST'"
+    )
+
+
 def compatible(entities: Sequence[str], criteria: Example | tuple[Any, ...]) -> bool:
     """First, second and last entities match the criteria (section 2)."""
     crit = criteria.criteria if isinstance(criteria, Example) else criteria
