@@ -10,7 +10,7 @@ pages has it and as ``entities_eval.py`` times its test pages: the model loaded 
 per-string caches (tags, stems, entity tokens) filled. Then, for each distinct test page
 of wikitablequestions-lists and webqa-utopia-dev (both splits' test parts; the first
 question asked of the page), ``--repeat`` passes of: lxml's own parse of the page
-(``lxml.html.document_fromstring``, as ``benchmarks/run.py`` times it); the whole call
+(``harness.runner.time_reference``, as ``benchmarks/run.py`` times it); the whole call
 (``parse``, :class:`~scrapy_boilerplate.entities.extract.PageCandidates` and ``rank`` of
 the question, what ``extract_entities`` does); and the same call again with each step
 timed (generation, derivation, contexts, list texts, column headers, structural parts and
@@ -35,11 +35,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lxml import html as lxml_html
-
 from entities_eval import load
 from harness.entities_data import Example, missing_message
 from harness.output import add_out, write_reports
+from harness.runner import time_reference
 from scrapy_boilerplate.core import compiled
 from scrapy_boilerplate.core.document import parse
 from scrapy_boilerplate.entities import extract
@@ -103,13 +102,6 @@ def timed_steps(times: dict[str, float]) -> Iterator[None]:
             setattr(owner, name, original)
 
 
-def _lxml_parse(html: str) -> Any:
-    try:
-        return lxml_html.document_fromstring(html)
-    except ValueError:  # (lxml refuses a str with an encoding declaration)
-        return None
-
-
 def whole(html: str, query: str, model: Any) -> tuple[float, float, float, int]:
     """Seconds of ``parse``, ``PageCandidates`` and ``rank`` of one page, and its number
     of candidates."""
@@ -140,11 +132,9 @@ def measure(examples: list[Example], model: Any, repeat: int) -> dict[str, Any]:
         for ex in examples:
             html = ex.html()
             gc.collect()
-            start = time.perf_counter()
-            tree = _lxml_parse(html)
-            if tree is not None:
-                per_step["lxml"].append(time.perf_counter() - start)
-            del tree
+            reference = time_reference(html)
+            if reference is not None:
+                per_step["lxml"].append(reference)
             gc.collect()
             p, c, r, n = whole(html, ex.query, model)
             per_step["whole"].append(p + c + r)
@@ -194,10 +184,12 @@ def report(results: dict[str, dict[str, Any]], repeat: int, warm: int) -> str:
         for step in STEPS:
             values = times[step]
             median = statistics.median(values) if values else float("nan")
-            mean = statistics.mean(values[i] for i in middle) if step != "lxml" else median
+            # (lxml's times skip the pages it refuses: no middle half of its own)
+            mean = (
+                "–" if step == "lxml" else f"{statistics.mean(values[i] for i in middle) * 1e3:.1f}"
+            )
             lines.append(
-                f"| {LABELS[step]} | {median * 1e3:.1f} | {median / reference:.1f} | "
-                f"{mean * 1e3:.1f} |"
+                f"| {LABELS[step]} | {median * 1e3:.1f} | {median / reference:.1f} | {mean} |"
             )
         lines.append("")
     return "\n".join(lines)
