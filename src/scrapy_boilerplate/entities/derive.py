@@ -47,6 +47,7 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
+from scrapy_boilerplate.entities.features import STRING_CACHE_SIZE
 from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of, text_of
 from scrapy_boilerplate.entities.predicates import ANY, Candidate, path_of, short_text
 
@@ -81,7 +82,7 @@ _NBSP = re.compile(r"&nbsp;?", re.IGNORECASE)  # (an entity left unparsed by the
 _EDGES = re.compile(r"^[\s,;:.\u2013\u2014-]+|[\s,;:\u2013\u2014-]+$")
 
 
-@lru_cache(maxsize=65536)  # (a page's lists share their strings)
+@lru_cache(maxsize=STRING_CACHE_SIZE)  # (a page's lists share their strings)
 def clean_entity(text: str, label: bool = True) -> str:
     """``text`` without a leading number or bullet, a leading title ("Dr.", "Prof.") and,
     when ``label``, a short leading label ("Students: Ann Lee" -> "Ann Lee"), whitespace
@@ -96,7 +97,7 @@ def clean_entity(text: str, label: bool = True) -> str:
     return _EDGES.sub("", text)
 
 
-@lru_cache(maxsize=65536)  # (a page's lists share their strings)
+@lru_cache(maxsize=STRING_CACHE_SIZE)  # (a page's lists share their strings)
 def head_of(text: str) -> str:
     """The head of an entity: :func:`clean_entity` (no label taken off), then cut at the
     first comma, colon, bracket or spaced dash ("Dr. Ann Lee, MD" -> "Ann Lee"; "Ann Lee:
@@ -108,7 +109,7 @@ def head_of(text: str) -> str:
     return _EDGES.sub("", text)
 
 
-@lru_cache(maxsize=65536)  # (a page's lists share their strings)
+@lru_cache(maxsize=STRING_CACHE_SIZE)  # (a page's lists share their strings)
 def tail_of(text: str) -> str:
     """What follows the first comma of an entity, :func:`clean_entity` (a name's
     affiliation: "Ann Lee, Acme University" -> "Acme University"); ``""`` without one."""

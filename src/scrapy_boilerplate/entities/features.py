@@ -40,6 +40,13 @@ from scrapy_boilerplate.entities.predicates import Candidate
 Features = dict[str, float]
 
 MAX_ANCESTOR_LEVELS = 5
+#: Entries of each per-string cache (tags, shapes, stems, entity tokens; the derivation's
+#: cleaned texts; the re-ranker's entity counts). A page's candidates share their strings,
+#: so a page's working set is what a cache must hold; strings rarely recur from site to
+#: site. Larger caches are a cost, not a saving, in a long-running process: Python's
+#: cyclic garbage collector walks every entry of every cache at each full collection, and
+#: a crawl's process runs one every few pages.
+STRING_CACHE_SIZE = 16384
 _BINS = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 _STOP = frozenset(
     (
@@ -289,7 +296,7 @@ def _tagger() -> Callable[[str], tuple[str, ...]]:
     lexicon = parser.lexicon
     no_contractions: dict[str, str] = {}
 
-    @lru_cache(maxsize=200000)
+    @lru_cache(maxsize=STRING_CACHE_SIZE)
     def _token_tag(token: str, first: bool) -> str:
         """Pattern's ``find_tags`` for one token (``first``: the first of its sentence),
         with textblob's English lexicon and its defaults (NN, NNP, CD) and no contextual
@@ -326,12 +333,12 @@ def _tagger() -> Callable[[str], tuple[str, ...]]:
     return tags
 
 
-@lru_cache(maxsize=200000)
+@lru_cache(maxsize=STRING_CACHE_SIZE)
 def _pos(text: str) -> tuple[str, ...]:
     return _tagger()(text) if text.strip() else ()
 
 
-@lru_cache(maxsize=200000)
+@lru_cache(maxsize=STRING_CACHE_SIZE)
 def word_shape(word: str) -> str:
     """Aa, a, A, 0, or the character classes collapsed (``Barack`` -> Aa, ``3.1`` -> 0.0)."""
     out: list[str] = []
@@ -342,7 +349,7 @@ def word_shape(word: str) -> str:
     return "".join(out)[:6]
 
 
-@lru_cache(maxsize=200000)
+@lru_cache(maxsize=STRING_CACHE_SIZE)
 def _entity_tokens(entity: str) -> tuple[int, str, tuple[str, ...], str, str, str, tuple[str, ...]]:
     """Every abstract token of one entity string, computed once per string."""
     words = entity.split()
@@ -400,12 +407,12 @@ def _stemmer() -> Callable[[str], str]:
     return PorterStemmer().stem
 
 
-@lru_cache(maxsize=200000)
+@lru_cache(maxsize=STRING_CACHE_SIZE)
 def _stem(word: str) -> str:
     return _stemmer()(word)
 
 
-@lru_cache(maxsize=100000)
+@lru_cache(maxsize=STRING_CACHE_SIZE)
 def _stems(text: str) -> frozenset[str]:
     """The stemmed lower-case words of ``text`` (contexts and entities recur: cached)."""
     return frozenset(_stem(m.group(0).lower()) for m in _WORD.finditer(text))

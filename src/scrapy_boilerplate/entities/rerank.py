@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from scrapy_boilerplate.entities.features import query_style
+from scrapy_boilerplate.entities.features import STRING_CACHE_SIZE, query_style
 from scrapy_boilerplate.entities.pageindex import tag_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,7 +72,7 @@ def _tag_class(tag: str) -> str:
     return tag if tag in _TAGS else "other"
 
 
-@lru_cache(maxsize=200000)
+@lru_cache(maxsize=STRING_CACHE_SIZE)
 def _entity_stats(entity: str) -> tuple[int, int, bool, bool, bool, bool, bool, bool]:
     """What the page columns count of one entity string (once per string and process):
     characters, words, a digit, name-like, a lower-case start, a trailing colon, a comma,
