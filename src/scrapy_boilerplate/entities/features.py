@@ -45,7 +45,7 @@ MAX_ANCESTOR_LEVELS = 5
 #: so a page's working set is what a cache must hold; strings rarely recur from site to
 #: site. Larger caches are a cost, not a saving, in a long-running process: Python's
 #: cyclic garbage collector walks every entry of every cache at each full collection, and
-#: a crawl's process runs one every few pages.
+#: a process that reads pages runs one every few pages.
 STRING_CACHE_SIZE = 16384
 _BINS = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 _STOP = frozenset(
