@@ -279,6 +279,12 @@ def test_training_writes_a_model_the_extractor_loads(tmp_path: Path) -> None:
     again = tmp_path / "models" / "again.onnx"
     train.train(tmp_path / "data", again, log=lambda _: None, trees=(5, 10))
     assert again.read_bytes() == out.read_bytes()
+    assert report["seed"] == train.SEED
+    # another seed: the same recipe, other trees (their sampling of rows and features)
+    other = tmp_path / "models" / "seed14.onnx"
+    other_report = train.train(tmp_path / "data", other, log=lambda _: None, trees=(5, 10), seed=14)
+    assert other_report["seed"] == 14
+    assert other.read_bytes() != out.read_bytes()
 
 
 def test_train_auto_from_the_command_line_refuses_what_it_cannot_do(tmp_path: Path) -> None:
@@ -298,6 +304,19 @@ def test_train_auto_from_the_command_line_refuses_what_it_cannot_do(tmp_path: Pa
     data = tmp_path / "data"
     _tiny_datasets(data)
     assert main(["train", "auto", "--data", str(data), "--out", str(existing)]) == 2
+
+
+def test_train_auto_from_the_command_line_takes_a_seed(tmp_path: Path) -> None:
+    pytest.importorskip("lightgbm")
+    pytest.importorskip("onnxmltools")
+    from scrapy_boilerplate.cli import main
+
+    data = tmp_path / "data"
+    _tiny_datasets(data)
+    out = tmp_path / "seed7.onnx"
+    assert main(["train", "auto", "--data", str(data), "--out", str(out), "--seed", "7"]) == 0
+    report = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert report["seed"] == 7
 
 
 def test_probabilities_rounded_at_once_as_round_does() -> None:

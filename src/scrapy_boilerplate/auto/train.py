@@ -83,6 +83,7 @@ DECODING = {"rule": "best-run", "keep": RUN_KEEP}
 ASIDES: dict[str, Any] = {"version": RULE_VERSION, "types": list(ASIDE_TYPES), "share": MAX_SHARE}
 #: Fewer pages of a predicted type than this: the type takes the overall threshold.
 MIN_TYPE_PAGES = 25
+#: The seed of the shipped model's trees (``train``'s default).
 SEED = 13
 _TOKEN = re.compile(r"\w+")
 
@@ -291,7 +292,7 @@ def _folds(groups: Sequence[str], k: int = FOLDS) -> list[np.ndarray]:
     return [np.flatnonzero(fold == i) for i in range(k)]
 
 
-def _fit_types(pages: list[Featurized], trees: int = 200) -> Any:
+def _fit_types(pages: list[Featurized], trees: int = 200, seed: int = SEED) -> Any:
     lgb = lightgbm_module()
     x = np.stack([p.page for p in pages])
     y = np.array([pagetype.PAGE_TYPES.index(p.example.page_type or "other") for p in pages])
@@ -301,6 +302,7 @@ def _fit_types(pages: list[Featurized], trees: int = 200) -> Any:
         "num_class": len(pagetype.PAGE_TYPES),
         "num_leaves": 15,
         "min_data_in_leaf": 10,
+        "seed": seed,
     }
     return lgb.train(params, lgb.Dataset(x, y), trees)
 
@@ -312,10 +314,10 @@ def _block_matrix(pages: list[Featurized]) -> tuple[np.ndarray, np.ndarray, np.n
     return x, y, w
 
 
-def _fit_blocks(pages: list[Featurized], trees: int) -> Any:
+def _fit_blocks(pages: list[Featurized], trees: int, seed: int = SEED) -> Any:
     lgb = lightgbm_module()
     x, y, w = _block_matrix(pages)
-    return lgb.train(BLOCK_PARAMS, lgb.Dataset(x, y, weight=w), trees)
+    return lgb.train({**BLOCK_PARAMS, "seed": seed}, lgb.Dataset(x, y, weight=w), trees)
 
 
 def _predict_blocks(model: Any, page: Featurized) -> np.ndarray:
@@ -385,9 +387,12 @@ def train(
     log: Callable[[str], None] = print,
     sets: Sequence[tuple[str, tuple[str, ...]]] = TRAINING_SETS,
     trees: Sequence[int] = TREES,
+    seed: int = SEED,
 ) -> dict[str, Any]:
     """Train the three models on ``sets`` under ``data``, write ``out`` (ONNX) and its report
-    ``out`` with ``.json``; returns the report."""
+    ``out`` with ``.json``; returns the report. ``seed`` seeds the trees' sampling of rows
+    and features (the shipped model's is :data:`SEED`; another seed gives another model of
+    the same recipe: ``benchmarks/auto_seeds.py`` measures how far they differ)."""
     lgb = lightgbm_module()
     pages = [f for f in map(featurize, read_examples(data, sets)) if f is not None]
     log(f"{len(pages)} pages, {sum(len(p.texts) for p in pages)} blocks")
@@ -396,14 +401,14 @@ def train(
 
     # page types: out-of-fold for the pages that have one, the whole model for the others
     typed = [i for i, p in enumerate(pages) if p.example.page_type]
-    type_model = _fit_types([pages[i] for i in typed])
+    type_model = _fit_types([pages[i] for i in typed], seed=seed)
     for p in pages:
         p.p_type = np.asarray(type_model.predict(p.page[None])[0], np.float32)
     type_hits = 0
     for fold in folds:
         inside = set(fold.tolist())
         train_ix = [i for i in typed if i not in inside]
-        model = _fit_types([pages[i] for i in train_ix])
+        model = _fit_types([pages[i] for i in train_ix], seed=seed)
         for i in fold:
             if pages[i].example.page_type:
                 pages[i].p_type = np.asarray(model.predict(pages[i].page[None])[0], np.float32)
@@ -415,7 +420,9 @@ def train(
     oof: dict[int, list[np.ndarray]] = {t: [np.zeros(0)] * len(pages) for t in trees}
     for fold in folds:
         inside = set(fold.tolist())
-        model = _fit_blocks([p for i, p in enumerate(pages) if i not in inside], max(trees))
+        model = _fit_blocks(
+            [p for i, p in enumerate(pages) if i not in inside], max(trees), seed=seed
+        )
         for i in fold:
             x = with_page_type(pages[i].blocks, pages[i].p_type)
             for t in trees:
@@ -464,7 +471,13 @@ def train(
         f"aside rule {with_asides['all']:.4f}"
     )
     qx_a, qy_a = np.stack(qx), np.array(qy)
-    q_params = {**BLOCK_PARAMS, "objective": "regression", "num_leaves": 7, "min_data_in_leaf": 20}
+    q_params = {
+        **BLOCK_PARAMS,
+        "objective": "regression",
+        "num_leaves": 7,
+        "min_data_in_leaf": 20,
+        "seed": seed,
+    }
     q_folds = _folds([pages[i].example.group for i in chosen])
     q_oof = np.zeros(len(chosen))
     for fold in q_folds:
@@ -476,13 +489,14 @@ def train(
     reliability = _reliability(q_oof, qy_a)
     quality_model = lgb.train(q_params, lgb.Dataset(qx_a, qy_a), 150)
 
-    block_model = _fit_blocks(pages, best_trees)
+    block_model = _fit_blocks(pages, best_trees, seed=seed)
     report: dict[str, Any] = {
         "feature_version": FEATURE_VERSION,
         "trained_on": {name: sum(p.example.source == name for p in pages) for name, _ in sets},
         "blocks": int(sum(len(p.texts) for p in pages)),
         "content_share": round(float(np.mean(np.concatenate([p.labels for p in pages]))), 4),
         "folds": FOLDS,
+        "seed": seed,
         "trees": best_trees,
         "threshold": threshold,
         "thresholds": per_type,

@@ -374,7 +374,12 @@ def build_parser(
     )
     tr.add_argument("--iterations", type=int, default=5000, help="training steps per network")
     tr.add_argument("--valid-share", type=float, default=0.1, help="pages kept for early stopping")
-    tr.add_argument("--seed", type=int, default=0, help="random seed")
+    tr.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="random seed (default: 0 for Web2Text, 13 for auto, the shipped models' seeds)",
+    )
 
     en = sub.add_parser(
         "entities",
@@ -1091,7 +1096,8 @@ def cmd_train_auto(args: argparse.Namespace) -> int:
     except RuntimeError as exc:
         _err(str(exc))
         return EXIT_USAGE
-    result = training.train(data, out, log=lambda line: print(line, file=sys.stderr))
+    seed = training.SEED if args.seed is None else args.seed
+    result = training.train(data, out, log=lambda line: print(line, file=sys.stderr), seed=seed)
     _write(
         f"wrote {out} and {report} (text F1 {result['cv_text_f1']['all']} out of fold); use it "
         f"with scrapy-boilerplate extract -e auto --model {out} PAGE\n",
@@ -1135,8 +1141,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_USAGE
     pages = load_folder(folder)
+    seed = 0 if args.seed is None else args.seed
     try:
-        train_pages, valid_pages = split_pages(pages, args.valid_share, args.seed)
+        train_pages, valid_pages = split_pages(pages, args.valid_share, seed)
     except ValueError as exc:
         raise InputError(f"{folder}: {exc}") from None
     result = training.train(
@@ -1144,7 +1151,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         valid_pages,
         args.out,
         iterations=args.iterations,
-        seed=args.seed,
+        seed=seed,
         metadata={"trained_on": str(folder)},
     )
     meta = result.metadata
