@@ -22,15 +22,17 @@ unpacked (``../shared/data/unpack datasets``); says so when they are missing.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 from harness.datasets import UNPACK_HINT, Page, load
 from harness.metrics import Confusion, confusion_scores, snippet_counts, text_counts, text_scores
 from harness.output import add_out, write_reports
-from harness.peers import resolve
+from harness.peers import Extractor, resolve
 
 #: The evaluation split of each set (``run.py``'s defaults); none of them trains ``auto``.
 SETS = (
@@ -51,13 +53,17 @@ DEFAULT_SEEDS = (13, 14, 15, 16, 17)
 SHIPPED_SEED = 13
 
 
-def scores(pages: Sequence[Page], texts: Sequence[str]) -> dict[str, float]:
-    """The figures of one extractor's ``texts`` on ``pages``: ``text`` (text F1 over the
-    pages with gold text), ``snippets`` (snippet F1, counts summed over the pages) and
+def scores(pages: Sequence[Page], texts: Sequence[str | None]) -> dict[str, float]:
+    """The figures of one extractor's ``texts`` on ``pages`` (None: the extractor failed on
+    the page, scored as ``run.py`` scores an error): ``text`` (text F1 over the pages with
+    gold text), ``snippets`` (snippet F1, counts summed over the pages) and
     ``type:<page type>`` (text F1 of each page type's pages)."""
     out: dict[str, float] = {}
-    counts = [(p.page_type, text_counts(p.gold_text, t)) for p, t in zip(pages, texts, strict=True)
-              if p.gold_text is not None]  # fmt: skip
+    counts = [
+        (p.page_type, text_counts(p.gold_text, t or ""))
+        for p, t in zip(pages, texts, strict=True)
+        if p.gold_text is not None
+    ]
     if counts:
         out["text"] = text_scores([c for _, c in counts]).f1 or 0.0
         for kind in sorted({k for k, _ in counts if k}):
@@ -71,6 +77,15 @@ def scores(pages: Sequence[Page], texts: Sequence[str]) -> dict[str, float]:
         total = Confusion(*(sum(getattr(c, a) for c in snippets) for a in ("tp", "fp", "fn", "tn")))
         out["snippets"] = confusion_scores(total).f1 or 0.0
     return out
+
+
+def run_peer(peer: Extractor, page: Page, errors: Counter[str]) -> str | None:
+    """``peer``'s text for ``page``; None (counted in ``errors``) where it raises."""
+    try:
+        return peer.run(page.html, url=page.url).text
+    except Exception:  # a peer's failure is its result on that page, as in run.py
+        errors[peer.name] += 1
+        return None
 
 
 def train_models(data: Path, models: Path, seeds: Sequence[int]) -> dict[int, Path]:
@@ -108,10 +123,10 @@ def main(argv: list[str] | None = None) -> int:
     peers, problems = resolve(list(PEERS))
     for problem in problems:
         print(problem, file=sys.stderr)
+    errors: Counter[str] = Counter()
     for peer in peers:
         results[peer.name] = {
-            name: scores(ps, [peer.run(p.html, url=p.url).text for p in ps])
-            for name, ps in pages.items()
+            name: scores(ps, [run_peer(peer, p, errors) for p in ps]) for name, ps in pages.items()
         }
     for seed, path in paths.items():
         figures = {}
@@ -122,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         results[f"seed {seed}"] = figures
         print(f"seed {seed}: scored", file=sys.stderr)
     report = render(results, [f"seed {s}" for s in paths], [p.name for p in peers], pages)
+    report += training_table(paths)
     shipped = paths.get(SHIPPED_SEED)
     if shipped is not None:
         from scrapy_boilerplate.auto.model import DEFAULT_MODEL
@@ -131,9 +147,53 @@ def main(argv: list[str] | None = None) -> int:
             f"\nThe model of seed {SHIPPED_SEED} is the shipped model byte for byte: "
             f"{'yes' if same else 'no'}.\n"
         )
+    if errors:
+        report += (
+            "\nPages a peer failed on (scored as `run.py` scores them): "
+            + ", ".join(f"{name} {n}" for name, n in sorted(errors.items()))
+            + ".\n"
+        )
     print(report)
     write_reports(args.out, {"auto_seeds.md": report})
     return 0
+
+
+def training_table(paths: dict[int, Path]) -> str:
+    """What each seed's training chose and measured on its own folds (the reports beside
+    the models): the out-of-fold text F1 with the aside rule, the page-type accuracy out of
+    fold, and the thresholds per page type."""
+    rows = []
+    kinds: list[str] = []
+    reports = {}
+    for seed, path in paths.items():
+        try:
+            reports[seed] = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        kinds += [k for k in reports[seed].get("thresholds", {}) if k not in kinds]
+    if not reports:
+        return ""
+    kinds.sort()
+    for seed, rep in reports.items():
+        thresholds = rep.get("thresholds", {})
+        rows.append(
+            f"| seed {seed} | {rep['cv_text_f1_with_asides']['all']:.4f} | "
+            f"{rep['page_type_accuracy']:.3f} | {rep['trees']} | "
+            + " | ".join(str(thresholds.get(k, rep["threshold"])) for k in kinds)
+            + " |"
+        )
+    head = [
+        "",
+        "What each seed's training measured on its own folds (out-of-fold text F1 with the "
+        "aside rule, on the pages the thresholds are chosen on; page-type accuracy out of "
+        "fold) and chose (trees, thresholds per page type):",
+        "",
+        "| model | out-of-fold text F1 | page-type accuracy | trees | "
+        + " | ".join(f"threshold {k}" for k in kinds)
+        + " |",
+        "| --- |" + " ---: |" * (3 + len(kinds)),
+    ]
+    return "\n".join(head + rows) + "\n"
 
 
 def _columns(pages: dict[str, list[Page]]) -> list[tuple[str, str, str]]:
