@@ -30,9 +30,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.datasets import UNPACK_HINT, Page, load
-from harness.metrics import Confusion, confusion_scores, snippet_counts, text_counts, text_scores
+from harness.evaluate import PageResult
+from harness.metrics import Confusion, confusion_scores, text_scores
 from harness.output import add_out, write_reports
-from harness.peers import Extractor, resolve
+from harness.peers import resolve
+from harness.runner import run_page
 
 #: The evaluation split of each set (``run.py``'s defaults); none of them trains ``auto``.
 SETS = (
@@ -53,39 +55,21 @@ DEFAULT_SEEDS = (13, 14, 15, 16, 17)
 SHIPPED_SEED = 13
 
 
-def scores(pages: Sequence[Page], texts: Sequence[str | None]) -> dict[str, float]:
-    """The figures of one extractor's ``texts`` on ``pages`` (None: the extractor failed on
-    the page, scored as ``run.py`` scores an error): ``text`` (text F1 over the pages with
-    gold text), ``snippets`` (snippet F1, counts summed over the pages) and
-    ``type:<page type>`` (text F1 of each page type's pages)."""
+def scores(results: Sequence[PageResult]) -> dict[str, float]:
+    """The figures of one extractor's page results (``run.py``'s ``run_page``, an error
+    scored as it scores one), unrounded: ``text`` (text F1 over the pages with gold text),
+    ``snippets`` (snippet F1, counts summed over the pages) and ``type:<page type>`` (text
+    F1 of each page type's pages)."""
     out: dict[str, float] = {}
-    counts = [
-        (p.page_type, text_counts(p.gold_text, t or ""))
-        for p, t in zip(pages, texts, strict=True)
-        if p.gold_text is not None
-    ]
-    if counts:
-        out["text"] = text_scores([c for _, c in counts]).f1 or 0.0
-        for kind in sorted({k for k, _ in counts if k}):
-            out[f"type:{kind}"] = text_scores([c for k, c in counts if k == kind]).f1 or 0.0
-    snippets = [
-        snippet_counts(p.with_snippets or (), p.without_snippets or (), t)
-        for p, t in zip(pages, texts, strict=True)
-        if p.with_snippets is not None or p.without_snippets is not None
-    ]
+    texts = [(r.page_type, r.text) for r in results if r.text is not None]
+    if texts:
+        out["text"] = text_scores([c for _, c in texts]).f1 or 0.0
+        for kind in sorted({k for k, _ in texts if k}):
+            out[f"type:{kind}"] = text_scores([c for k, c in texts if k == kind]).f1 or 0.0
+    snippets = [r.snippets for r in results if r.snippets is not None]
     if snippets:
-        total = Confusion(*(sum(getattr(c, a) for c in snippets) for a in ("tp", "fp", "fn", "tn")))
-        out["snippets"] = confusion_scores(total).f1 or 0.0
+        out["snippets"] = confusion_scores(sum(snippets, Confusion()), empty=0.0).f1 or 0.0
     return out
-
-
-def run_peer(peer: Extractor, page: Page, errors: Counter[str]) -> str | None:
-    """``peer``'s text for ``page``; None (counted in ``errors``) where it raises."""
-    try:
-        return peer.run(page.html, url=page.url).text
-    except Exception:  # a peer's failure is its result on that page, as in run.py
-        errors[peer.name] += 1
-        return None
 
 
 def train_models(data: Path, models: Path, seeds: Sequence[int]) -> dict[int, Path]:
@@ -116,27 +100,27 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     paths = train_models(args.data, args.models, args.seeds)
 
-    import scrapy_boilerplate as sb
-
     pages = {name: list(load(name, args.data, with_blocks=False)) for name in SETS}
     results: dict[str, dict[str, dict[str, float]]] = {}  # extractor -> set -> figures
+    errors: Counter[str] = Counter()
     peers, problems = resolve(list(PEERS))
+    models = {}  # "seed N" -> auto with that seed's model
+    for seed, path in paths.items():
+        ours, trouble = resolve(["auto"], {"auto": {"model": str(path)}})
+        problems += trouble
+        models.update((f"seed {seed}", ex) for ex in ours)
     for problem in problems:
         print(problem, file=sys.stderr)
-    errors: Counter[str] = Counter()
-    for peer in peers:
-        results[peer.name] = {
-            name: scores(ps, [run_peer(peer, p, errors) for p in ps]) for name, ps in pages.items()
-        }
-    for seed, path in paths.items():
+    for who, ex in [*models.items(), *((p.name, p) for p in peers)]:
         figures = {}
         for name, ps in pages.items():
-            texts = [sb.extract(p.html, "auto", url=p.url, model=str(path)).main_text or ""
-                     for p in ps]  # fmt: skip
-            figures[name] = scores(ps, texts)
-        results[f"seed {seed}"] = figures
-        print(f"seed {seed}: scored", file=sys.stderr)
-    report = render(results, [f"seed {s}" for s in paths], [p.name for p in peers], pages)
+            page_results = [run_page(ex, p) for p in ps]
+            if failed := sum(1 for r in page_results if r.error):
+                errors[who] += failed
+            figures[name] = scores(page_results)
+        results[who] = figures
+        print(f"{who}: scored", file=sys.stderr)
+    report = render(results, list(models), [p.name for p in peers], pages)
     report += training_table(paths)
     shipped = paths.get(SHIPPED_SEED)
     if shipped is not None:
@@ -149,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     if errors:
         report += (
-            "\nPages a peer failed on (scored as `run.py` scores them): "
+            "\nPages an extractor failed on (scored as `run.py` scores them): "
             + ", ".join(f"{name} {n}" for name, n in sorted(errors.items()))
             + ".\n"
         )

@@ -10,6 +10,8 @@ import pytest
 
 import auto_seeds
 from harness.datasets import Page
+from harness.evaluate import PageResult, score_page
+from harness.peers import Output
 
 GOLD = "the quick brown fox jumps over the lazy dog near the quiet river bank today"
 
@@ -32,16 +34,26 @@ def _pages() -> dict[str, list[Page]]:
     }
 
 
+def _results(pages: list[Page], texts: list[str | None]) -> list[PageResult]:
+    """``run_page``'s results for these texts (None: the extractor raised on the page)."""
+    return [
+        score_page(p, None if t is None else Output(t), 0.0, None if t is not None else "boom")
+        for p, t in zip(pages, texts, strict=True)
+    ]
+
+
 def test_scores_reads_text_snippets_and_page_types() -> None:
     pages = _pages()
-    perfect = auto_seeds.scores(pages["wcxb-dev"], [GOLD, GOLD])
+    perfect = auto_seeds.scores(_results(pages["wcxb-dev"], [GOLD, GOLD]))
     assert perfect == {"text": 1.0, "type:article": 1.0, "type:product": 1.0}
-    half = auto_seeds.scores(pages["wcxb-dev"], [GOLD, None])  # a failure scores as nothing
+    half = auto_seeds.scores(
+        _results(pages["wcxb-dev"], [GOLD, None])
+    )  # a failure scores as nothing
     assert half["type:article"] == 1.0 and half["type:product"] == 0.0
     assert 0.0 < half["text"] < 1.0
-    snippets = auto_seeds.scores(pages["trafilatura-eval"], ["the quick brown fox"])
+    snippets = auto_seeds.scores(_results(pages["trafilatura-eval"], ["the quick brown fox"]))
     assert snippets == {"snippets": 1.0}
-    wrong = auto_seeds.scores(pages["trafilatura-eval"], ["cookie banner"])
+    wrong = auto_seeds.scores(_results(pages["trafilatura-eval"], ["cookie banner"]))
     assert wrong["snippets"] == 0.0
 
 
