@@ -212,6 +212,36 @@ def test_block_features_are_finite_and_of_the_declared_width() -> None:
         assert px.shape == (pagetype.WIDTH,) and np.isfinite(px).all()
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.com/blog/2024/05/01/a-story.html",
+        "https://shop.example.com/products/p/12345678",
+        "https://example.com/",
+    ],
+)
+def test_a_page_without_its_url_is_the_page_with_its_url_columns_zeroed(url: str) -> None:
+    """What the page-type trees learn a page without a URL from (``without_url`` of a page
+    that has one) is what ``page_features`` gives that page when no URL comes with it."""
+    html = (PAGES / "news_article.html").read_bytes()
+    with_url = parse(html, url=url)
+    blocks = with_url.section_blocks()
+    bx = features.block_features(with_url, blocks)
+    px = pagetype.page_features(with_url, blocks, bx)
+    assert px[list(pagetype.URL_COLUMNS)].any()  # the URL says something here
+    bare = parse(html)
+    bare_blocks = bare.section_blocks()
+    expected = pagetype.page_features(bare, bare_blocks, features.block_features(bare, bare_blocks))
+    np.testing.assert_array_equal(pagetype.without_url(px), expected)
+    assert px[list(pagetype.URL_COLUMNS)].any()  # (a copy: the page's own vector is kept)
+
+
+def test_url_columns_are_the_url_features() -> None:
+    names = [pagetype.NAMES[i] for i in pagetype.URL_COLUMNS]
+    assert names == [n for n in pagetype.NAMES if n.startswith("url_")]
+    assert {"url_depth", "url_date", "url_root", "url_article"} <= set(names)
+
+
 def test_class_and_id_words_reach_the_blocks_below_them() -> None:
     html = (
         "<html><body><div id='comments'><div><div><p>A reader wrote this comment about the"
@@ -269,6 +299,9 @@ def test_training_writes_a_model_the_extractor_loads(tmp_path: Path) -> None:
     assert report["decoding"] == {"rule": "best-run", "keep": train.RUN_KEEP}
     assert report["asides"] == train.ASIDES
     assert 0.0 <= report["cv_text_f1_threshold_alone"]["all"] <= 1.0
+    # the same pages without their URLs: types and text F1 out of fold, reported
+    assert 0.0 <= report["page_type_accuracy_without_url"] <= 1.0
+    assert 0.0 <= report["cv_text_f1_without_url"] <= 1.0
     result = extract((PAGES / "news_article.html").read_bytes(), "auto", model=str(out))
     assert result.reason is None and result.quality is not None
     assert result.extra["model"] == "mine.onnx"

@@ -121,6 +121,9 @@ NAMES: tuple[str, ...] = (
     "log_long_blocks_in_top",
     "log_blocks_in_top",
 )
+#: The columns read off the page's URL: all zero for a page without one (a page passed to
+#: ``extract`` without ``url``, or a stored page whose address was not kept).
+URL_COLUMNS: tuple[int, ...] = tuple(i for i, n in enumerate(NAMES) if n.startswith("url_"))
 #: A block of at least this many characters is a long one for the container features.
 LONG_BLOCK_CHARS = 80
 WIDTH = len(NAMES)
@@ -233,6 +236,16 @@ def _block_summary(block_x: np.ndarray, texts: list[str]) -> list[float]:
         math.log1p(int(long_in_top.sum())),
         math.log1p(int(in_top.sum())),
     ]
+
+
+def without_url(x: np.ndarray) -> np.ndarray:
+    """A copy of the page vector ``x`` (:func:`page_features`) as the same page gives
+    without a URL: its :data:`URL_COLUMNS` zeroed. Every typed training page has a URL;
+    training reports how the trees fare on the same pages without one (a page passed
+    without ``url`` looks like a site's home page: no path words, depth 0)."""
+    out = np.array(x, dtype=np.float32, copy=True)
+    out[..., list(URL_COLUMNS)] = 0.0
+    return out
 
 
 def page_features(doc: Document, blocks: list[Any], block_x: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ import re
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -325,7 +325,15 @@ def _predict_blocks(model: Any, page: Featurized) -> np.ndarray:
 
 
 def _kind(page: Featurized) -> str:
-    return pagetype.PAGE_TYPES[int(np.argmax(page.p_type))]
+    return _kind_of(page.p_type)
+
+
+def _kind_of(p_type: np.ndarray) -> str:
+    return pagetype.PAGE_TYPES[int(np.argmax(p_type))]
+
+
+def _predict_type(model: Any, page: np.ndarray) -> np.ndarray:
+    return np.asarray(model.predict(page[None])[0], np.float32)
 
 
 def _decide(
@@ -403,21 +411,36 @@ def train(
     typed = [i for i, p in enumerate(pages) if p.example.page_type]
     type_model = _fit_types([pages[i] for i in typed], seed=seed)
     for p in pages:
-        p.p_type = np.asarray(type_model.predict(p.page[None])[0], np.float32)
-    type_hits = 0
+        p.p_type = _predict_type(type_model, p.page)
+    # the same pages as they would come without their URLs (pages reach auto without one
+    # too): the type trees' probabilities, out of fold where the page has a type
+    bare_types = [_predict_type(type_model, pagetype.without_url(p.page)) for p in pages]
+    type_hits = bare_hits = 0
     for fold in folds:
         inside = set(fold.tolist())
         train_ix = [i for i in typed if i not in inside]
         model = _fit_types([pages[i] for i in train_ix], seed=seed)
         for i in fold:
             if pages[i].example.page_type:
-                pages[i].p_type = np.asarray(model.predict(pages[i].page[None])[0], np.float32)
+                pages[i].p_type = _predict_type(model, pages[i].page)
                 type_hits += _kind(pages[i]) == pages[i].example.page_type
+                bare_types[i] = _predict_type(model, pagetype.without_url(pages[i].page))
+                bare_hits += _kind_of(bare_types[i]) == pages[i].example.page_type
     type_accuracy = type_hits / max(len(typed), 1)
-    log(f"page type accuracy (out of fold, {len(typed)} pages): {type_accuracy:.3f}")
+    bare_accuracy = bare_hits / max(len(typed), 1)
+    log(
+        f"page type accuracy (out of fold, {len(typed)} pages): {type_accuracy:.3f}; "
+        f"without their URLs: {bare_accuracy:.3f}"
+    )
 
     # blocks: out-of-fold probabilities for each number of trees
+    # (and, for the pages the choices are made on, with their types told without URLs)
+    chosen = [i for i, p in enumerate(pages) if p.example.source in SELECTION_SETS]
+    if not chosen:
+        chosen = list(range(len(pages)))
+    scored = set(chosen)
     oof: dict[int, list[np.ndarray]] = {t: [np.zeros(0)] * len(pages) for t in trees}
+    bare_oof: dict[int, list[np.ndarray]] = {t: [np.zeros(0)] * len(pages) for t in trees}
     for fold in folds:
         inside = set(fold.tolist())
         model = _fit_blocks(
@@ -425,11 +448,11 @@ def train(
         )
         for i in fold:
             x = with_page_type(pages[i].blocks, pages[i].p_type)
+            bare_x = with_page_type(pages[i].blocks, bare_types[i]) if i in scored else None
             for t in trees:
                 oof[t][i] = np.asarray(model.predict(x, num_iteration=t))
-    chosen = [i for i, p in enumerate(pages) if p.example.source in SELECTION_SETS]
-    if not chosen:
-        chosen = list(range(len(pages)))
+                if bare_x is not None:
+                    bare_oof[t][i] = np.asarray(model.predict(bare_x, num_iteration=t))
     choices = {}
     for t in trees:
         choices[t] = choose_thresholds(pages, oof[t], chosen)
@@ -463,6 +486,14 @@ def train(
         labels, _ = _decide(p, oof[best_trees][i], per_type.get(_kind(p), threshold), True, False)
         without.append(page_scores(p.example.gold, _main_text(p, labels)))
     without_asides_f1 = {"all": text_f1(without), **{k: cv_f1[k] for k in per_type}}
+    # the same decisions for the pages without their URLs (their types told again)
+    bare_scores = []
+    for i in chosen:
+        p = replace(pages[i], p_type=bare_types[i])
+        labels, _ = _decide(p, bare_oof[best_trees][i], per_type.get(_kind(p), threshold), True)
+        bare_scores.append(page_scores(p.example.gold, _main_text(p, labels)))
+    bare_f1 = text_f1(bare_scores)
+    log(f"out-of-fold text F1 of the same pages without their URLs: {bare_f1:.4f}")
     with_asides = {"all": text_f1([decided[i][2] for i in chosen])}
     for kind in per_type:
         with_asides[kind] = text_f1([decided[i][2] for i in chosen if _kind(pages[i]) == kind])
@@ -511,6 +542,8 @@ def train(
         "cv_text_f1_threshold_alone": {k: round(v, 4) for k, v in plain[2].items()},
         "thresholds_alone": {"threshold": plain[0], **plain[1]},
         "page_type_accuracy": round(type_accuracy, 4),
+        "page_type_accuracy_without_url": round(bare_accuracy, 4),
+        "cv_text_f1_without_url": round(bare_f1, 4),
         "quality_mae": round(float(np.abs(q_oof - qy_a).mean()), 4),
         "quality_reliability": reliability,
         "page_types": list(pagetype.PAGE_TYPES),
