@@ -33,7 +33,9 @@ much to trust it, from a feature of that name):
   characters and :data:`MAX_HEADING_ELEMENTS` elements (so that nested bold elements
   cost no more than a bounded read each).
 
-Every derived entity is cleaned the same way (:func:`clean_entity`). The work is bounded:
+Every derived entity is cleaned the same way (:func:`clean_entity`), and none is read
+inside a script, a style sheet or another :data:`~.pageindex.HIDDEN` element. The work is
+bounded:
 elements with more than :data:`MAX_TEXT` characters of text are skipped (up to
 :data:`LONG_LINES_TEXT` for a list of short lines written with ``<br>``), and at most
 :data:`MAX_DERIVED` candidates are made per page.
@@ -48,7 +50,7 @@ from itertools import accumulate
 from typing import Any
 
 from scrapy_boilerplate.entities.features import STRING_CACHE_SIZE
-from scrapy_boilerplate.entities.pageindex import PageIndex, tag_of, text_of
+from scrapy_boilerplate.entities.pageindex import HIDDEN, PageIndex, tag_of, text_of
 from scrapy_boilerplate.entities.predicates import ANY, Candidate, path_of, short_text
 
 MAX_TEXT = 1000
@@ -119,7 +121,8 @@ def tail_of(text: str) -> str:
 
 def lines_of(el: Any, max_text: int = MAX_TEXT) -> list[str] | None:
     """The lines of an element's text: split at ``<br>`` / ``<hr>`` and at line breaks of
-    the text itself; None when its text is longer than ``max_text`` characters."""
+    the text itself, the text of :data:`~.pageindex.HIDDEN` elements (scripts, style
+    sheets) left out; None when its text is longer than ``max_text`` characters."""
     lines: list[list[str]] = [[]]
     size = 0
     stack: list[tuple[Any, bool]] = [(el, False)]
@@ -128,6 +131,8 @@ def lines_of(el: Any, max_text: int = MAX_TEXT) -> list[str] | None:
         text = node.tail if tail else node.text
         if not tail and isinstance(node.tag, str) and tag_of(node) in _BREAKS:
             lines.append([])
+        elif not tail and isinstance(node.tag, str) and tag_of(node) in HIDDEN:
+            continue  # (its tail is read: the parent pushed it)
         elif not tail and isinstance(node.tag, str):
             if text:
                 lines[-1].append(text)
@@ -389,12 +394,14 @@ def derive(
     start = page.number[root]
     memo: dict[int, Any] = {start: tuple((tag, (index,)) for tag, index in path_of(root))}
     unbroken = _unbroken(page)
+    hidden, holds_hidden = page.hidden_marks()
     for nums in _long_groups(page, start):  # lists of long elements: their first lines
         els = [page.elements[i] for i in nums]
         firsts = []
         for i, el in zip(nums, els, strict=True):
-            lines = (_unbroken_lines if unbroken[i] else lines_of)(el, LONG_TEXT)
-            firsts.append(clean_entity(lines[0], label=False) if lines else "")
+            reader = _unbroken_lines if unbroken[i] and not holds_hidden[i] else lines_of
+            first_lines = reader(el, LONG_TEXT) if not hidden[i] else None
+            firsts.append(clean_entity(first_lines[0], label=False) if first_lines else "")
         if not all(firsts):
             continue
         pattern = _group_pattern(page, nums, start, memo)
@@ -404,7 +411,7 @@ def derive(
                 return out
     inline = _inline_only(page)
     for i in range(start, page.end[start]):
-        if not inline[i] or page.tags[i] in INLINE:
+        if not inline[i] or page.tags[i] in INLINE or hidden[i]:
             continue
         el = page.elements[i]
         if unbroken[i]:

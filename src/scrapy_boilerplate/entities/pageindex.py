@@ -7,9 +7,16 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any
 
 _NAMES: dict[str, str] = {}  # raw tag -> lower-case local name
+
+#: Elements whose text a browser never shows as the page's text: scripts, style sheets,
+#: what shows only where scripts are off, inert templates. The paper reads entities off
+#: rendered pages, so neither these elements nor anything inside them is an entity, and
+#: their text is no part of an entity's.
+HIDDEN = frozenset(("script", "style", "noscript", "template"))
 
 #: An element's place among its siblings: see :meth:`PageIndex._about_children`.
 _About = tuple[int, int, int, int, int, int, bool]
@@ -24,6 +31,33 @@ def tag_of(el: Any) -> str:
     """Lower-case local name, ``#`` for comments and processing instructions."""
     tag = el.tag
     return (_NAMES.get(tag) or _name(tag)) if isinstance(tag, str) else "#"
+
+
+def shown_chunks(el: Any, limit: int | None = None) -> list[str] | None:
+    """The pieces of text below ``el`` that ``itertext()`` yields, in its order, less
+    those inside :data:`HIDDEN` elements (their tails are kept: they follow the element);
+    None once the pieces hold more than ``limit`` characters other than spaces (as
+    :func:`~.predicates.short_text` counts them), without reading further."""
+    out: list[str] = []
+    size = 0
+    stack: list[tuple[Any, bool]] = [(el, False)]
+    while stack:
+        node, tail = stack.pop()
+        if tail:
+            text = node.tail
+        elif isinstance(node.tag, str) and tag_of(node) not in HIDDEN:
+            text = node.text
+            for child in reversed(node):
+                stack.append((child, True))
+                stack.append((child, False))
+        else:  # a hidden element, a comment or a processing instruction: no text of its own
+            continue
+        if text:
+            out.append(text)
+            size += len(text) - text.count(" ")
+            if limit is not None and size > limit:
+                return None
+    return out
 
 
 def text_of(el: Any) -> str:
@@ -63,6 +97,7 @@ class PageIndex:
         self.cell_columns: dict[Any, dict[Any, int]] = {}
         self.header_cells: dict[Any, tuple[list[int], list[int], list[str]]] = {}
         self._header_rows: list[int] | None = None  # see header_row()
+        self._hidden: tuple[list[bool], list[bool]] | None = None  # see hidden_marks()
         self._walk(root)
         self.total = max(len(self.tags), 1)
 
@@ -149,10 +184,30 @@ class PageIndex:
             return self.elements[rows[j]]
         return None
 
+    def hidden_marks(self) -> tuple[list[bool], list[bool]]:
+        """Two flags per element, in document order: it is a :data:`HIDDEN` element or lies
+        inside one (its text is never shown); a :data:`HIDDEN` element lies below it (its
+        shown text is not all of its text). Counted once per page, off the subtree ranges."""
+        if self._hidden is None:
+            marks = [tag in HIDDEN for tag in self.tags]
+            n = len(marks)
+            if not any(marks):
+                self._hidden = ([False] * n, [False] * n)
+            else:
+                seen = [0, *accumulate(marks)]
+                end = self.end
+                inside = [False] * n
+                for i in range(n):
+                    if marks[i] and not inside[i]:
+                        inside[i : end[i]] = [True] * (end[i] - i)
+                below = [seen[end[i]] > seen[i + 1] for i in range(n)]
+                self._hidden = (inside, below)
+        return self._hidden
+
     def numbers(self, nodes: Sequence[Any]) -> list[int]:
         """The numbers of ``nodes`` (elements of the page)."""
         number = self.number
         return [number[n] for n in nodes]
 
 
-__all__ = ["PageIndex"]
+__all__ = ["HIDDEN", "PageIndex", "shown_chunks", "tag_of", "text_of"]

@@ -7,7 +7,10 @@ predicate selecting only that node is generalised by dropping any subset of the 
 its last ``k`` entries (``k = 8``: at most 2^8 predicates per node). Predicates selecting at
 least two nodes are kept, and predicates with the same denotation (the same nodes) form one
 :class:`Candidate`. A node's text, whitespace collapsed, is a candidate entity when it is
-shorter than ``max_chars`` (140) characters.
+shorter than ``max_chars`` (140) characters. The paper reads rendered pages, so the text a
+browser does not show is no entity and no part of one: a script, a style sheet, a
+``noscript`` or ``template`` element and everything inside it
+(:data:`~.pageindex.HIDDEN`).
 
 The denotations are computed without running any XPath: a node matches a generalised
 predicate exactly when it generates that predicate itself (its own path with the same
@@ -30,7 +33,7 @@ from itertools import product
 from typing import Any
 
 from scrapy_boilerplate.core.deadline import check
-from scrapy_boilerplate.entities.pageindex import PageIndex
+from scrapy_boilerplate.entities.pageindex import PageIndex, shown_chunks
 
 ANY = None
 ALL_BUT_FIRST = "1:"
@@ -172,7 +175,12 @@ def page_nodes(
     paths: list[tuple[Entry, ...]] = [path_of(root)]
     for i in range(start + 1, stop):
         paths.append((*paths[parents[i] - start], (tags[i], ranks[i] + 1)))
-    texts = [short_text(el, max_chars) for el in elements]
+    hidden, holds_hidden = index.hidden_marks()
+    texts = [
+        None if hidden[i] else _shown_short_text(el, max_chars) if holds_hidden[i]
+        else short_text(el, max_chars)
+        for i, el in zip(range(start, stop), elements, strict=True)
+    ]  # fmt: skip
     return PageNodes(elements, paths, texts, index.local_last[start:stop], truncated)
 
 
@@ -186,6 +194,16 @@ def short_text(el: Any, max_chars: int) -> str | None:
         seen += len(chunk) - chunk.count(" ")
         if seen > 4 * max_chars:  # far too long even before collapsing whitespace
             return None
+    text = " ".join(" ".join(parts).split())
+    return text if text and len(text) < max_chars else None
+
+
+def _shown_short_text(el: Any, max_chars: int) -> str | None:
+    """:func:`short_text` of an element with a script, a style sheet or another
+    :data:`~.pageindex.HIDDEN` element below it: its text without theirs."""
+    parts = shown_chunks(el, 4 * max_chars)
+    if parts is None:
+        return None
     text = " ".join(" ".join(parts).split())
     return text if text and len(text) < max_chars else None
 
