@@ -46,7 +46,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import accumulate
 from typing import Any
 
 from scrapy_boilerplate.entities.features import STRING_CACHE_SIZE
@@ -211,23 +210,16 @@ def _wordy(text: str) -> bool:
     return any(ch.isalnum() for ch in text)
 
 
-def _none_below(page: PageIndex, marked: list[bool]) -> list[bool]:
-    """For each element of ``page``: no element below it is ``marked`` (one flag an
-    element, in document order), read off prefix counts of the marks in one pass."""
-    seen = [0, *accumulate(marked)]
-    end = page.end
-    return [seen[end[i]] == seen[i + 1] for i in range(len(marked))]
-
-
 def _inline_only(page: PageIndex) -> list[bool]:
     """For each element of ``page``: everything below it is inline (:data:`INLINE`)."""
-    return _none_below(page, [tag not in INLINE for tag in page.tags])
+    return page.none_below([tag not in INLINE for tag in page.tags])
 
 
 def _unbroken(page: PageIndex) -> list[bool]:
-    """For each element of ``page``: no ``<br>`` / ``<hr>`` below it, so that its lines
-    are :func:`_unbroken_lines`."""
-    return _none_below(page, [tag in _BREAKS for tag in page.tags])
+    """For each element of ``page``: no ``<br>`` / ``<hr>`` and no
+    :data:`~.pageindex.HIDDEN` element below it, so that its lines are
+    :func:`_unbroken_lines` (``itertext()`` reads a script's text too)."""
+    return page.none_below([tag in _BREAKS or tag in HIDDEN for tag in page.tags])
 
 
 def _own_pattern(page: PageIndex, i: int, root: int, memo: dict[int, Any]) -> Any:
@@ -394,12 +386,12 @@ def derive(
     start = page.number[root]
     memo: dict[int, Any] = {start: tuple((tag, (index,)) for tag, index in path_of(root))}
     unbroken = _unbroken(page)
-    hidden, holds_hidden = page.hidden_marks()
+    hidden, _ = page.hidden_marks()
     for nums in _long_groups(page, start):  # lists of long elements: their first lines
         els = [page.elements[i] for i in nums]
         firsts = []
         for i, el in zip(nums, els, strict=True):
-            reader = _unbroken_lines if unbroken[i] and not holds_hidden[i] else lines_of
+            reader = _unbroken_lines if unbroken[i] else lines_of
             first_lines = reader(el, LONG_TEXT) if not hidden[i] else None
             firsts.append(clean_entity(first_lines[0], label=False) if first_lines else "")
         if not all(firsts):

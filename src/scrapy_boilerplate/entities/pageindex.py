@@ -194,15 +194,20 @@ class PageIndex:
             if not any(marks):
                 self._hidden = ([False] * n, [False] * n)
             else:
-                seen = [0, *accumulate(marks)]
                 end = self.end
                 inside = [False] * n
                 for i in range(n):
                     if marks[i] and not inside[i]:
                         inside[i : end[i]] = [True] * (end[i] - i)
-                below = [seen[end[i]] > seen[i + 1] for i in range(n)]
-                self._hidden = (inside, below)
+                self._hidden = (inside, [not clear for clear in self.none_below(marks)])
         return self._hidden
+
+    def none_below(self, marked: list[bool]) -> list[bool]:
+        """For each element: no element below it is ``marked`` (one flag an element, in
+        document order), read off prefix counts of the marks in one pass."""
+        seen = [0, *accumulate(marked)]
+        end = self.end
+        return [seen[end[i]] == seen[i + 1] for i in range(len(marked))]
 
     def numbers(self, nodes: Sequence[Any]) -> list[int]:
         """The numbers of ``nodes`` (elements of the page)."""
