@@ -182,8 +182,9 @@ def main(argv: list[str] | None = None) -> int:
         "--without",
         action="append",
         default=[],
-        choices=("derived", "headings", "styles", "ranker"),
+        choices=("derived", "filtered", "headings", "styles", "ranker"),
         help="leave out a part (for the cross-validation of each): the derived candidates, "
+        "the lists the question's words cut out of the page's (filtered), "
         "the question-list pairs read off the training pages' headings, the weights per "
         "query style, the re-ranker over dense features",
     )
@@ -227,11 +228,18 @@ def main(argv: list[str] | None = None) -> int:
     matrices: dict[int, Any] = {}  # id(TrainingPage) -> its candidates' ranker input
     styles = "styles" not in args.without
     ranked = "ranker" not in args.without
+    filters = "filtered" not in args.without
+
+    def asked(ex: Example) -> PageCandidates:
+        """The candidates ``ex``'s question is ranked among (``rank`` does the same with
+        a model trained with filtered lists)."""
+        pc = candidates_of(ex)
+        return pc.asked(ex.query) if filters else pc
 
     def training_page(ex: Example) -> TrainingPage:
         key = f"{ex.source}/{ex.id}"
         if key not in featurised:
-            pc = candidates_of(ex)
+            pc = asked(ex)
             ok = [compatible(c.entities, ex) for c in pc.candidates]
             style = query_style(ex.query) if styles else None
             featurised[key] = TrainingPage(pc.features(ex.query), pc.counts(), ok, style)
@@ -269,11 +277,12 @@ def main(argv: list[str] | None = None) -> int:
                     more = heading_pages(ex)
                     training.extend(more)
                     n_headings += len(more)
-                for c, good in zip(candidates_of(ex).candidates, page.compatible, strict=True):
+                for c, good in zip(asked(ex).candidates, page.compatible, strict=True):
                     if good:
                         patterns.update(suffix_pattern(p) for p in c.predicates)
         t0 = time.perf_counter()
         model = train(training, step=args.step, l2=args.l2, passes=args.passes)
+        model.meta["filtered"] = filters  # (rank cuts the question's lists out, as trained)
         if ranked:  # the re-ranker, on the same examples (rerank.py; its weights BETA, SIZE)
             booster = fit([matrices[id(p)] for p in training], [p.compatible for p in training])
             model.meta["ranker"] = ranker_data(booster, BETA, SIZE)
@@ -553,6 +562,8 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
                     rows.append(("", [], page))  # (training only, on its page's folds)
                     folds.append((-1, fold[1]))
         pc = current[ex.page]
+        if "filtered" not in args.without:
+            pc = pc.asked(ex.query)
         ok = [compatible(c.entities, ex) for c in pc.candidates]
         ties = [(len(c.nodes), -c.first) for c in pc.candidates]
         style = query_style(ex.query) if styles else None

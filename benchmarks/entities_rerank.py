@@ -124,7 +124,10 @@ def train_ranker(rows: list[Row], seed: int) -> Any:
     return fit([r.dense for r in rows], [r.ok for r in rows], seed=seed)
 
 
-def featurise(data: Path) -> tuple[list[Row], int]:
+def featurise(data: Path, filtered: bool = True) -> tuple[list[Row], int]:
+    """Every example of the template split's training parts (and the heading questions of
+    its pages) as a :class:`Row`; ``filtered``: with the lists its question's words cut
+    out of the page's (``PageCandidates.asked``), as the shipped model ranks them."""
     sets, groups = load(data)
     vocab: dict[str, int] = {}
     rows: list[Row] = []
@@ -141,6 +144,8 @@ def featurise(data: Path) -> tuple[list[Row], int]:
                         rows.append(Row(name, False, (-1, fold[1]), q, pc, ok, HEADING_WEIGHT,
                                         vocab))  # fmt: skip
             pc = current[ex.page]
+            if filtered:
+                pc = pc.asked(ex.query)
             ok = [compatible(c.entities, ex) for c in pc.candidates]
             rows.append(Row(name, True, fold, ex.query, pc, ok, 1.0, vocab))
         print(f"{name}: featurised in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
@@ -151,12 +156,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=Path("datasets"))
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    ap.add_argument(
+        "--without-filtered",
+        action="store_true",
+        help="rank the page's own candidates only, without the lists the question's words "
+        "cut out of them",
+    )
     add_out(ap, "entities_rerank.md")
     args = ap.parse_args(argv)
     if not (args.data / "webqa-utopia-dev").is_dir():
         print(missing_message(args.data), file=sys.stderr)
         return 1
-    rows, size = featurise(args.data)
+    rows, size = featurise(args.data, filtered=not args.without_filtered)
     hits: dict[tuple[str, str], list[float]] = {}
     oracle: dict[str, float] = {}
     for seed in args.seeds:

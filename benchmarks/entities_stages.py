@@ -14,7 +14,8 @@ question asked of the page), ``--repeat`` passes of: lxml's own parse of the pag
 (``parse``, :class:`~scrapy_boilerplate.entities.extract.PageCandidates` and ``rank`` of
 the question, what ``extract_entities`` does); and the same call again with each step
 timed (generation, derivation, contexts, list texts, column headers, structural parts and
-names, denotation names, the re-ranker's columns and the scores). Printed: the median
+names, denotation names, the question's filtered lists, the re-ranker's columns and the
+scores). Printed: the median
 over the pages of each, in ms and as a multiple of the median lxml parse, and the mean of
 the middle half of the pages by whole time. The steps' medians need not add up to the
 whole's; timing the steps costs a little, so the whole call is timed on its own.
@@ -50,7 +51,8 @@ from scrapy_boilerplate.entities.extract import PageCandidates, load_model, rank
 
 #: The functions of ``extract``'s namespace timed as steps (each a sum over its calls).
 FUNCTIONS = ("PageIndex", "generate", "derive", "context_of", "list_text", "header_names",
-             "structural_parts", "node_names", "denotation_names", "dense")  # fmt: skip
+             "structural_parts", "node_names", "denotation_names", "filtered",
+             "dense")  # fmt: skip
 #: The methods of :class:`PageCandidates` timed as steps.
 METHODS = ("_base", "_query_features", "_query_denotation")
 STEPS = ("lxml", "whole", "parse", "candidates", "rank", *FUNCTIONS, *METHODS)
@@ -69,6 +71,7 @@ LABELS = {
     "structural_parts": "structural parts (ancestor levels)",
     "node_names": "structural names",
     "denotation_names": "denotation names",
+    "filtered": "filtered lists (the question's words; their features are in the steps above)",
     "dense": "re-ranker's columns",
     "_base": "query-independent score",
     "_query_features": "query features",

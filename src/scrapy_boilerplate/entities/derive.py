@@ -292,6 +292,15 @@ def _group_pattern(page: PageIndex, nums: list[int], start: int, memo: dict[int,
     return tuple(out)
 
 
+def group_pattern(page: PageIndex, nums: list[int], root: Any, memo: dict[int, Any]) -> Any:
+    """:func:`_group_pattern` of elements ``nums`` under ``root`` (an element of ``page``);
+    ``memo`` keeps the paths read, for the next call on the same page and root."""
+    start = page.number[root]
+    if start not in memo:
+        memo[start] = tuple((tag, (index,)) for tag, index in path_of(root))
+    return _group_pattern(page, nums, start, memo)
+
+
 def _is_heading(page: PageIndex, i: int) -> bool:
     """Whether element ``i`` opens a section (see the module's ``section``)."""
     tag = page.tags[i]
@@ -441,4 +450,12 @@ def derive(
     return out
 
 
-__all__ = ["clean_entity", "derive", "head_of", "lines_of", "sections", "tail_of"]
+__all__ = [
+    "clean_entity",
+    "derive",
+    "group_pattern",
+    "head_of",
+    "lines_of",
+    "sections",
+    "tail_of",
+]

@@ -7,6 +7,7 @@ Generation (:mod:`.predicates`), features (:mod:`.features`), the log-linear mod
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.core.document import Document, parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
 from scrapy_boilerplate.core.reasons import Reason
-from scrapy_boilerplate.entities.derive import derive
+from scrapy_boilerplate.entities.derive import derive, group_pattern
 from scrapy_boilerplate.entities.features import (
     PageIndex,
     Part,
@@ -34,6 +35,7 @@ from scrapy_boilerplate.entities.features import (
     query_features,
     structural_parts,
 )
+from scrapy_boilerplate.entities.filtered import PROMOTED, Records, filtered
 from scrapy_boilerplate.entities.model import Model, normalise
 from scrapy_boilerplate.entities.predicates import Candidate, generate
 from scrapy_boilerplate.entities.rerank import dense
@@ -94,23 +96,40 @@ class PageCandidates:
             max_predicates=max_predicates,
             index=self.page,
         )
+        self._root = doc.body
         if derived and self.page.number.get(doc.body) is not None:
             more = derive(self.candidates, self.page, doc.body)
             self.candidates += more
             self.info["derived"] = len(more)
-        contexts: dict[Any, Any] = {}
-        texts: dict[tuple[str, ...], Any] = {}
-        self.texts = [  # what the query features read, query-independent
-            list_text(c, context_of(c, contexts), texts) for c in self.candidates
-        ]
+        self.texts: list[Any] = []  # what the query features read, query-independent
         # Query-independent features, kept in parts: the structural ones as node lists
         # (their names are shared by every candidate with the same list at some level),
         # the denotation and column header ones as names.
         self.parts: list[list[Part]] = []
         self.denotation: list[tuple[str, ...]] = []
-        self.headers = [header_names(c, self.page) for c in self.candidates]
+        self.headers: list[tuple[str, ...]] = []
+        self._add_features(self.candidates)
+        #: the candidates that do not depend on the query (all of them here; the first
+        #: ones of a page asked a query, :meth:`asked`)
+        self.page_count = len(self.candidates)
+        #: the page's own candidates, which :meth:`asked` extends (itself here)
+        self.origin: PageCandidates = self
+        self._base_scores: dict[int, tuple[Model, list[float]]] = {}
+        #: the re-ranker's query-independent columns (:func:`.rerank.page_columns`), once
+        self.ranker_columns: Any = None
+        self._last_query: tuple[str, Query, dict[str, float]] | None = None
+        self._records: Records | None = None
+        self._asked: tuple[str, PageCandidates] | None = None
+        self.info["seconds"] = time.perf_counter() - t0
+
+    def _add_features(self, candidates: list[Candidate]) -> None:
+        """Append the query-independent features of ``candidates`` to the page's."""
+        contexts: dict[Any, Any] = {}
+        texts: dict[tuple[str, ...], Any] = {}
+        self.texts += [list_text(c, context_of(c, contexts), texts) for c in candidates]
+        self.headers += [header_names(c, self.page) for c in candidates]
         denotations: dict[tuple[str, ...], tuple[str, ...]] = {}
-        for cand in self.candidates:
+        for cand in candidates:
             check()  # the page's deadline (a crawl's BOILERPLATE_TIMEOUT)
             parts = structural_parts(cand, self.page)
             for _, nums in parts:
@@ -121,13 +140,47 @@ class PageCandidates:
             if names is None:  # (lists of one page often repeat: a cell's text and its link's)
                 names = denotations[entities] = denotation_names(entities, self.page.recipes)
             if cand.transform:  # (a denotation feature: conjoined with the query's category)
-                names = (*names, "XFORM=" + cand.transform)
+                names = (*names, "XFORM=" + cand.transform, *cand.notes)
             self.denotation.append(names)
-        self._base_scores: dict[int, tuple[Model, list[float]]] = {}
-        #: the re-ranker's query-independent columns (:func:`.rerank.page_columns`), once
-        self.ranker_columns: Any = None
-        self._last_query: tuple[str, Query, dict[str, float]] | None = None
-        self.info["seconds"] = time.perf_counter() - t0
+
+    def asked(self, query: str) -> PageCandidates:
+        """The page's candidates with the lists that ``query``'s words cut out of them
+        (:mod:`.filtered`) after them: a copy that shares this object's page and the
+        features of its candidates, or this object itself when the query cuts no list.
+        The last query's is kept."""
+        origin = self.origin
+        if origin is not self:
+            return origin.asked(query)
+        last = self._asked
+        if last is not None and last[0] == query:
+            return last[1]
+        if self._records is None:
+            self._records = Records(self.page)
+        start = self.page.number.get(self._root)
+        extra: list[Candidate] = []
+        if start is not None:
+            memo: dict[int, Any] = {}
+            extra = filtered(
+                self.candidates,
+                self.page,
+                self._records,
+                self._records.terms(query),
+                lambda nums: group_pattern(self.page, nums, self._root, memo),
+                contexts=[text.context for text in self.texts],
+            )
+        view = self
+        if extra:
+            view = copy.copy(self)
+            view.candidates = [*self.candidates, *extra]
+            view.texts, view.parts = list(self.texts), list(self.parts)
+            view.denotation, view.headers = list(self.denotation), list(self.headers)
+            view._add_features(extra)
+            view.info = {**self.info, "filtered": len(extra)}
+            view._base_scores = {}
+            view.ranker_columns = None
+            view._last_query = None
+        self._asked = (query, view)
+        return view
 
     def base_features(self, i: int) -> dict[str, float]:
         """Candidate ``i``'s query-independent features (structural, then denotation)."""
@@ -188,7 +241,13 @@ class PageCandidates:
         memo = self.page.memo
         shares: dict[Part, float] = {}
         out = []
-        for parts, names, header in zip(self.parts, self.denotation, self.headers, strict=True):
+        start = 0
+        if self.origin is not self:  # (a query's copy: the page's own scores are kept there)
+            out = list(self.origin._base(model))
+            start = len(out)
+        for parts, names, header in zip(
+            self.parts[start:], self.denotation[start:], self.headers[start:], strict=True
+        ):
             score = 0.0
             for part in parts:
                 share = shares.get(part)
@@ -242,6 +301,8 @@ def rank(pc: PageCandidates, query: str, model: Model) -> list[tuple[float, Cand
     logarithm of its number of entities, normalised again."""
     if not pc.candidates:
         return []
+    if model.meta.get("filtered"):  # (a model trained with the query's filtered lists)
+        pc = pc.asked(query)
     logp = normalise(pc.scores(query, model), pc.counts())
     ranker = model.ranker
     if ranker is not None:
@@ -252,10 +313,39 @@ def rank(pc: PageCandidates, query: str, model: Model) -> list[tuple[float, Cand
             [lp + ranker.beta * float(e) + s for lp, e, s in zip(logp, extra, prior, strict=True)],
             [1] * len(logp),
         )
+    if pc.page_count < len(pc.candidates):
+        logp = promote_cut(pc, logp)
     order = sorted(
         zip(logp, pc.candidates, strict=True), key=lambda t: (-t[0], -len(t[1].nodes), t[1].first)
     )
     return [(math.exp(lp), c) for lp, c in order]
+
+
+def promote_cut(pc: PageCandidates, logp: list[float]) -> list[float]:
+    """The question's constraint on the best list: when the best candidate is one of the
+    page's own and lists cut out of it by a number or a name of the question (a year, an
+    acronym, an award: :data:`.filtered.PROMOTED`) are among the query's, the best of
+    those takes its place, and the two exchange their log-probabilities (the model's
+    belief in the list goes to the list the question narrows it to). Chosen by the grouped
+    cross-validation (docs/entities.md)."""
+    key = [(lp, len(c.nodes), -c.first) for lp, c in zip(logp, pc.candidates, strict=True)]
+    best = max(range(len(key)), key=key.__getitem__)
+    if best >= pc.page_count:
+        return logp
+    whole = {id(node) for node in pc.candidates[best].nodes}
+    cuts = [
+        i
+        for i in range(pc.page_count, len(pc.candidates))
+        if any(note in PROMOTED for note in pc.candidates[i].notes)
+        and len(pc.candidates[i].nodes) < len(whole)
+        and all(id(node) in whole for node in pc.candidates[i].nodes)
+    ]
+    if not cuts:
+        return logp
+    cut = max(cuts, key=key.__getitem__)
+    out = list(logp)
+    out[best], out[cut] = logp[cut], logp[best]
+    return out
 
 
 def extract_entities(
@@ -311,5 +401,6 @@ __all__ = [
     "PageCandidates",
     "extract_entities",
     "load_model",
+    "promote_cut",
     "rank",
 ]

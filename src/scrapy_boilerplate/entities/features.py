@@ -418,6 +418,17 @@ def _stems(text: str) -> frozenset[str]:
     return frozenset(_stem(m.group(0).lower()) for m in _WORD.finditer(text))
 
 
+def word_stem(word: str) -> str:
+    """Porter's stem of a lower-case word, as the query features stem it (cached)."""
+    return _stem(word)
+
+
+def text_stems(text: str) -> frozenset[str]:
+    """The stemmed lower-case words of ``text``, as the query features read a text
+    (cached)."""
+    return _stems(text)
+
+
 @dataclass(frozen=True)
 class Context:
     """The text around a list: ``text`` the header cells and captions of a table around

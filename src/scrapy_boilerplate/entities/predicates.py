@@ -93,6 +93,9 @@ class Candidate:
     #: How the entities were read off the nodes: "" (their whole text, the paper's) or a
     #: derivation of :mod:`.derive` ("lines", "split", "head").
     transform: str = ""
+    #: Feature names that say more of how the list was made than its ``transform`` (a
+    #: filtered list's: what kind of query word cut it, :mod:`.filtered`).
+    notes: tuple[str, ...] = ()
 
     @property
     def predicates(self) -> list[Predicate]:

@@ -40,8 +40,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Bump when :data:`DENSE` changes meaning or order: a ranker made for other features is
 #: refused with a message.
-RANKER_VERSION = 1
-_XFORMS = ("", "lines", "lines-head", "lines-tail", "split", "head", "tail", "first-line")
+RANKER_VERSION = 2
+_XFORMS = ("", "lines", "lines-head", "lines-tail", "split", "head", "tail", "first-line",
+           "filter")  # fmt: skip
 _TAGS = ("li", "td", "a", "p", "div", "span", "h", "option", "tr", "dt", "dd", "b", "th",
          "font", "em", "other")  # fmt: skip
 _CATEGORIES = ("WHO", "WHEN", "WHERE", "other")
@@ -55,6 +56,7 @@ PAGE_COLUMNS: tuple[str, ...] = (
     *(f"xform_{x or 'paper'}" for x in _XFORMS), "xform_section",
     *(f"tag_{t}" for t in _TAGS),
     "share_of_heading_max", "log_lists_under_heading", "has_heading", "has_label", "one_node",
+    "filter_number", "filter_name", "filter_in_context", "filter_share",
 )  # fmt: skip
 QUERY_COLUMNS: tuple[str, ...] = (
     *(f"{p}_{k}" for p, _ in _PARTS for k in ("overlap", "best", "gap")),
@@ -118,6 +120,24 @@ _NO_XFORM = (0.0,) * len(_XFORMS)
 _TAG_ROWS = {t: tuple(float(t == y) for y in _TAGS) for t in _TAGS}
 
 
+_NO_FILTER = (0.0, 0.0, 0.0, 0.0)
+
+
+def _filter_columns(notes: tuple[str, ...]) -> tuple[float, float, float, float]:
+    """A filtered list's notes (:mod:`.filtered`) as columns: cut by a number, by a name,
+    by a word its context holds, and the upper edge of its share's bin."""
+    share = 0.0
+    for note in notes:
+        if note.startswith("FILTER-SHARE:<="):
+            share = float(note.rpartition("=")[2])
+    return (
+        float("FILTER=number" in notes),
+        float("FILTER=name" in notes),
+        float("FILTER-INCONTEXT" in notes),
+        share,
+    )
+
+
 def _main_tag(nodes: Sequence[Any]) -> str:
     """The most common tag class of a list's first 20 nodes (the first to reach it on ties)."""
     tags = [_tag_class(tag_of(node)) for node in nodes[:20]]
@@ -126,21 +146,25 @@ def _main_tag(nodes: Sequence[Any]) -> str:
     return Counter(tags).most_common(1)[0][0]
 
 
-def page_columns(pc: PageCandidates) -> np.ndarray:
-    """The ``(candidates, len(PAGE_COLUMNS))`` float32 matrix of a page's candidates."""
+def page_columns(pc: PageCandidates, start: int = 0) -> np.ndarray:
+    """The ``(candidates, len(PAGE_COLUMNS))`` float32 matrix of a page's candidates from
+    the ``start``-th on. The lists under a heading are counted among the page's own
+    candidates (``pc.page_count``, not a query's filtered lists), so that the page's rows
+    are the same whatever the query."""
     pages = max(len(pc.page.elements), 1)
+    own = pc.page_count
     largest: dict[frozenset[str], int] = {}
-    for cand, text in zip(pc.candidates, pc.texts, strict=True):
+    for cand, text in zip(pc.candidates[:own], pc.texts[:own], strict=True):
         largest[text.near] = max(largest.get(text.near, 0), len(cand.entities))
-    under = Counter(t.near for t in pc.texts)
+    under = Counter(t.near for t in pc.texts[:own])
     lists: dict[tuple[str, ...], tuple[float, ...]] = {}  # (a page's lists often repeat)
     rows = []
-    for cand, text in zip(pc.candidates, pc.texts, strict=True):
+    for cand, text in zip(pc.candidates[start:], pc.texts[start:], strict=True):
         entities = tuple(cand.entities)
         stats = lists.get(entities)
         if stats is None:
             stats = lists[entities] = _list_stats(entities)
-        top = largest[text.near]
+        top = max(largest.get(text.near, 0), len(entities))
         rows.append(
             (
                 *stats,
@@ -150,10 +174,11 @@ def page_columns(pc: PageCandidates) -> np.ndarray:
                 "section" in cand.transform,
                 *_TAG_ROWS[_main_tag(cand.nodes)],
                 len(entities) / top if top else 0.0,
-                math.log(under[text.near]),
+                math.log(max(under.get(text.near, 0), 1)),
                 bool(text.near),
                 bool(text.label),
                 len(cand.nodes) == 1,
+                *(_filter_columns(cand.notes) if cand.notes else _NO_FILTER),
             )
         )
     return np.array(rows, dtype=np.float32).reshape(len(rows), len(PAGE_COLUMNS))
@@ -223,7 +248,14 @@ def dense(pc: PageCandidates, query: str) -> np.ndarray:
     """The ranker's input for ``query``: :func:`page_columns` (kept on ``pc``, computed once
     a page) beside :func:`query_columns`."""
     if pc.ranker_columns is None:
-        pc.ranker_columns = page_columns(pc)
+        origin = pc.origin
+        if origin is pc:
+            pc.ranker_columns = page_columns(pc)
+        else:  # a query's copy: the page's rows once, on the page's own object
+            if origin.ranker_columns is None:
+                origin.ranker_columns = page_columns(origin)
+            start = len(origin.candidates)
+            pc.ranker_columns = np.vstack([origin.ranker_columns, page_columns(pc, start)])
     return np.hstack([pc.ranker_columns, query_columns(pc, query)])
 
 
