@@ -39,6 +39,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,7 @@ from harness.entities_data import (
     template_groups,
 )
 from harness.output import add_out, write_reports
-from scrapy_boilerplate.entities.derive import derive
+from scrapy_boilerplate.entities.derive import derive, group_pattern
 from scrapy_boilerplate.entities.extract import (
     DEFAULT_MODEL,
     MAX_ENTITY_CHARS,
@@ -66,6 +67,7 @@ from scrapy_boilerplate.entities.extract import (
     rank,
 )
 from scrapy_boilerplate.entities.features import query_style
+from scrapy_boilerplate.entities.filtered import Records, filtered
 from scrapy_boilerplate.entities.model import TrainingPage, train
 from scrapy_boilerplate.entities.pageindex import PageIndex
 from scrapy_boilerplate.entities.predicates import ANY, Predicate, generate
@@ -462,14 +464,15 @@ def oracle_causes(sets: dict[str, dict[str, list[Example]]], args: Any) -> int:
     (printed, and written to DIR/entities_oracle.md with ``--out DIR``)."""
     lines = [
         "| set (training part) | cause | paper's candidates | of them found with ours "
-        "| with ours |",
-        "| --- | --- | ---: | ---: | ---: |",
+        "| with ours | with ours and the question's cut lists |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
     ]
     sizes = []
     for name, parts in sets.items():
         counts: Counter[str] = Counter()
         recovered: Counter[str] = Counter()
         after: Counter[str] = Counter()
+        cut: Counter[str] = Counter()
         n_base, n_all = [], []
         for ex in parts["train"][: args.limit or None]:
             doc = sb.parse(ex.html())
@@ -486,15 +489,20 @@ def oracle_causes(sets: dict[str, dict[str, list[Example]]], args: Any) -> int:
             recovered[cause] += any(compatible(c.entities, ex) for c in ours)
             now = miss_cause(ex, [c.entities for c in ours], texts, texts[0])
             after[now] += 1
-            if args.verbose and now != "found":
-                print(f"  {now}: {ex.id} {ex.query!r} {[c[0] for c in ex.criteria]}")
+            records = Records(index)  # (what PageCandidates.asked adds)
+            pattern = partial(group_pattern, index, root=doc.body, memo={})
+            cuts = filtered(ours, index, records, records.terms(ex.query), pattern)
+            last = miss_cause(ex, [c.entities for c in ours + cuts], texts, texts[0])
+            cut[last] += 1
+            if args.verbose and last != "found":
+                print(f"  {last}: {ex.id} {ex.query!r} {[c[0] for c in ex.criteria]}")
         n = max(sum(counts.values()), 1)
         for cause in CAUSES:
             lines.append(f"| {name} | {cause} | {counts[cause]} | {recovered[cause]} | "
-                         f"{after[cause]} |")  # fmt: skip
+                         f"{after[cause]} | {cut[cause]} |")  # fmt: skip
         lines.append(
             f"| {name} | **oracle** ({n} examples) | {counts['found'] / n:.3f} | | "
-            f"{after['found'] / n:.3f} |"
+            f"{after['found'] / n:.3f} | {cut['found'] / n:.3f} |"
         )
         sizes.append(
             f"{name}: median candidates per page {statistics.median(n_base or [0]):.0f} "
@@ -514,7 +522,9 @@ def oracle_causes(sets: dict[str, dict[str, list[Example]]], args: Any) -> int:
         "candidates (lists read inside elements' text, cut at headings, ...: "
         "`scrapy_boilerplate/entities/derive.py`). The last column classifies again with "
         "ours (a derived list is not an element's text, so an example it recovers leaves "
-        "its cause's row for `found`).",
+        "its cause's row for `found`), and the next with ours and the lists the example's "
+        "question cuts out of them (`scrapy_boilerplate/entities/filtered.py`, what "
+        "`PageCandidates.asked` adds).",
         "",
     ]
     text = "\n".join([*head, *lines, "", *sizes])
