@@ -292,12 +292,17 @@ def _group_pattern(page: PageIndex, nums: list[int], start: int, memo: dict[int,
     return tuple(out)
 
 
+def _root_path(root: Any) -> Any:
+    """``root``'s own path as a pattern, where :func:`_own_pattern`'s walks up stop."""
+    return tuple((tag, (index,)) for tag, index in path_of(root))
+
+
 def group_pattern(page: PageIndex, nums: list[int], root: Any, memo: dict[int, Any]) -> Any:
     """:func:`_group_pattern` of elements ``nums`` under ``root`` (an element of ``page``);
     ``memo`` keeps the paths read, for the next call on the same page and root."""
     start = page.number[root]
     if start not in memo:
-        memo[start] = tuple((tag, (index,)) for tag, index in path_of(root))
+        memo[start] = _root_path(root)
     return _group_pattern(page, nums, start, memo)
 
 
@@ -393,7 +398,7 @@ def derive(
             if add(Candidate(cand.nodes, entities, cand.patterns, cand.count, cand.first, name)):
                 return out
     start = page.number[root]
-    memo: dict[int, Any] = {start: tuple((tag, (index,)) for tag, index in path_of(root))}
+    memo: dict[int, Any] = {start: _root_path(root)}
     unbroken = _unbroken(page)
     hidden, _ = page.hidden_marks()
     for nums in _long_groups(page, start):  # lists of long elements: their first lines

@@ -36,7 +36,7 @@ from typing import Any
 
 from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.entities.features import bin_value, query_words, text_stems, word_stem
-from scrapy_boilerplate.entities.pageindex import HIDDEN, PageIndex, tag_of, text_of
+from scrapy_boilerplate.entities.pageindex import PageIndex, text_of
 from scrapy_boilerplate.entities.predicates import Candidate
 
 #: The transform of a filtered list (:attr:`~.predicates.Candidate.transform`).
@@ -64,17 +64,12 @@ QUESTION_WORDS = frozenset(
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def query_terms(query: str) -> tuple[str, ...]:
-    """The stems of the words of ``query`` that may name a constraint on its answer, in
-    their order, each once (two characters or more; no stop or question word)."""
-    return tuple(term_kinds(query))
-
-
 def term_kinds(query: str) -> dict[str, str]:
-    """:func:`query_terms` with the kind of the word each came from (its first
-    occurrence): ``number`` (digits: a year, a course number), ``name`` (a capital after
-    the query's first word: an acronym such as "PLDI" or "PhD", a title such as "Best
-    Paper Award") or ``word``."""
+    """The stems of the words of ``query`` that may name a constraint on its answer, in
+    their order, each once (two characters or more; no stop or question word), with the
+    kind of the word each came from (its first occurrence): ``number`` (digits: a year, a
+    course number), ``name`` (a capital after the query's first word: an acronym such as
+    "PLDI" or "PhD", a title such as "Best Paper Award") or ``word``."""
     kept = set(query_words(query))
     out: dict[str, str] = {}
     for k, match in enumerate(_WORD.finditer(query)):
@@ -127,7 +122,7 @@ class Records:
             hidden, _ = self.page.hidden_marks()
             own = []
             for i, el in enumerate(self.page.elements):
-                if hidden[i] or tag_of(el) in HIDDEN:
+                if hidden[i]:  # (a hidden element itself, or inside one)
                     own.append("")
                     continue
                 parts = [el.text or ""]
@@ -162,7 +157,7 @@ class Records:
             parent, end = self.page.parent, self.page.end
             found = item
             up = parent[item]
-            while up > before and up >= 0 and end[up] <= after:
+            while up > before and end[up] <= after:  # (before >= -1: up is no root's parent)
                 if end[up] - up > MAX_RECORD_ELEMENTS:
                     break
                 found = up
@@ -175,25 +170,23 @@ def filtered(
     candidates: Sequence[Candidate],
     page: PageIndex,
     records: Records,
-    terms: Sequence[str] | dict[str, str],
+    terms: dict[str, str],
     group_pattern: Any,
     max_filtered: int = MAX_FILTERED,
     contexts: Sequence[frozenset[str]] | None = None,
 ) -> list[Candidate]:
-    """The filtered lists of ``candidates`` for the query ``terms`` (:func:`query_terms`,
-    or :func:`term_kinds` for the kinds), none with the entities and first element of a
-    candidate already made. ``group_pattern(numbers)`` gives the predicate pattern of a
-    filtered list's elements. Each list's ``notes`` name the kind of each word that cut it
-    (``FILTER=number``, ``FILTER=name``, ``FILTER=word``), the share of the items it kept
-    (``FILTER-SHARE``, binned) and, with ``contexts`` (the stems of each candidate's
-    context, :class:`~.features.ListText`), whether the list's context holds such a word
-    already (``FILTER-INCONTEXT``: "papers" cuts little out of a list headed
-    "Papers")."""
+    """The filtered lists of ``candidates`` for the query ``terms`` (:func:`term_kinds`:
+    stem -> kind), none with the entities and first element of a candidate already made.
+    ``group_pattern(numbers)`` gives the predicate pattern of a filtered list's elements.
+    Each list's ``notes`` name the kind of each word that cut it (``FILTER=number``,
+    ``FILTER=name``, ``FILTER=word``), the share of the items it kept (``FILTER-SHARE``,
+    binned) and, with ``contexts`` (the stems of each candidate's context,
+    :class:`~.features.ListText`), whether the list's context holds such a word already
+    (``FILTER-INCONTEXT``: "papers" cuts little out of a list headed "Papers")."""
     out: list[Candidate] = []
     if not terms or not candidates:
         return out
-    kinds = terms if isinstance(terms, dict) else dict.fromkeys(terms, "word")
-    hits = {t: records.counts(h) for t in kinds if (h := records.hits(t))}
+    hits = {t: records.counts(h) for t in terms if (h := records.hits(t))}
     if not hits:
         return out
     seen = {(tuple(c.entities), c.first) for c in candidates}
@@ -228,7 +221,7 @@ def filtered(
             kept = [nums[j] for j in keep]
             first = cand.first + (kept[0] - nums[0])
             key = (tuple(entities), first)
-            notes = ["FILTER=" + kinds[term]]
+            notes = ["FILTER=" + terms[term]]
             if contexts is not None and term in contexts[c]:
                 notes.append("FILTER-INCONTEXT")
             again = made.get(key)
@@ -257,6 +250,5 @@ __all__ = [
     "TRANSFORM",
     "Records",
     "filtered",
-    "query_terms",
     "term_kinds",
 ]
