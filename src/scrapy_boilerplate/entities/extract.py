@@ -126,7 +126,7 @@ class PageCandidates:
         """Append the query-independent features of ``candidates`` to the page's."""
         contexts: dict[Any, Any] = {}
         texts: dict[tuple[str, ...], Any] = {}
-        self.texts += [list_text(c, context_of(c, contexts), texts) for c in candidates]
+        self.texts += [list_text(c, context_of(c, contexts, self.page), texts) for c in candidates]
         self.headers += [header_names(c, self.page) for c in candidates]
         denotations: dict[tuple[str, ...], tuple[str, ...]] = {}
         for cand in candidates:

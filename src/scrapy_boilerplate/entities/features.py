@@ -25,7 +25,7 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -441,24 +441,44 @@ class Context:
     label: str
 
 
-def context_of(cand: Candidate, memo: dict[Any, Context] | None = None) -> Context:
+def context_of(
+    cand: Candidate, memo: dict[Any, Context] | None = None, page: PageIndex | None = None
+) -> Context:
     """The :class:`Context` of ``cand``. It depends only on the lowest common ancestor of
     the first two nodes (the node itself for a list read inside one node's text:
     :mod:`.derive`): ``memo`` (one per page) keeps it by that ancestor, which the columns
-    of a table share."""
+    of a table share. ``page``: the page's :class:`PageIndex`, where the ancestor, the
+    table's header cells and the headings inside earlier siblings are found by number
+    instead of by walking the tree (the same context)."""
     first = cand.nodes[0]
     if len(cand.nodes) == 1:
         lca = first
+    elif page is not None and first in page.number and cand.nodes[1] in page.number:
+        parent = page.parent
+        ancestors: set[int] = set()
+        k = parent[page.number[first]]
+        while k >= 0:
+            ancestors.add(k)
+            k = parent[k]
+        k = parent[page.number[cand.nodes[1]]]
+        while k >= 0 and k not in ancestors:
+            k = parent[k]
+        lca = page.elements[k] if k >= 0 else _common_ancestor(first, cand.nodes[1])
     else:
-        anc = set(first.iterancestors())
-        lca = next((a for a in cand.nodes[1].iterancestors() if a in anc), None)
+        lca = _common_ancestor(first, cand.nodes[1])
     key = lca if lca is not None else first
     if memo is not None:
         ctx = memo.get(key)
         if ctx is None:
-            ctx = memo[key] = _context_of(first, lca)
+            ctx = memo[key] = _context_of(first, lca, page)
         return ctx
-    return _context_of(first, lca)
+    return _context_of(first, lca, page)
+
+
+def _common_ancestor(a: Any, b: Any) -> Any:
+    """The lowest element above both ``a`` and ``b`` (None if none), read off the tree."""
+    above = set(a.iterancestors())
+    return next((x for x in b.iterancestors() if x in above), None)
 
 
 def context_text(cand: Candidate, memo: dict[Any, Context] | None = None) -> str:
@@ -564,10 +584,40 @@ def header_names(cand: Candidate, page: PageIndex | None = None) -> tuple[str, .
     return tuple(sorted(f"HDR-WORD={w}" for w in _stems(text)))
 
 
-def _context_of(first: Any, lca: Any) -> Context:
+#: A label is the text of an element shorter than this (collapsed), else none.
+MAX_LABEL = 100
+_TABLE_TAGS = ("th", "caption")
+_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def _label_text(el: Any) -> str:
+    """``text_of(el)`` when it is shorter than :data:`MAX_LABEL`, else ``"-"`` (a text
+    that long is no label): reading stops once the characters other than spaces reach
+    the bound, so a long element before a list costs little."""
+    parts: list[str] = []
+    seen = 0
+    for chunk in el.itertext():
+        parts.append(chunk)
+        seen += sum(map(len, chunk.split()))  # (a lower bound of the collapsed length)
+        if seen >= MAX_LABEL:
+            return "-" * MAX_LABEL
+    return " ".join(" ".join(parts).split())
+
+
+def _numbers_of(page: PageIndex, tags: tuple[str, ...]) -> list[int]:
+    """The numbers of the page's elements whose tag (as lxml gives it) is one of
+    ``tags``, in document order; listed once a page."""
+    found = page.tagged.get(tags)
+    if found is None:
+        wanted = frozenset(tags)
+        found = page.tagged[tags] = [k for k, t in enumerate(page.raw_tags) if t in wanted]
+    return found
+
+
+def _context_of(first: Any, lca: Any, page: PageIndex | None = None) -> Context:
     table: list[str] = []
     if lca is not None:
-        for h in lca.iter("th", "caption"):
+        for h in _table_cells(lca, page):
             table.append(text_of(h))
             if sum(map(len, table)) > 300:
                 break
@@ -581,20 +631,45 @@ def _context_of(first: Any, lca: Any) -> Context:
             if not isinstance(sib.tag, str):
                 continue
             if label is None:
-                text = text_of(sib)
+                text = _label_text(sib)
                 if text:
-                    label = text if len(text) < 100 else ""
+                    label = text if len(text) < MAX_LABEL else ""
             if tag_of(sib) in _HEADINGS:
                 heads.append(text_of(sib))
                 break
-            found = list(sib.iter("h1", "h2", "h3", "h4", "h5", "h6"))
-            if found:
-                heads.append(text_of(found[-1]))
+            heading = _last_heading(sib, page)
+            if heading is not None:
+                heads.append(text_of(heading))
                 break
             if steps > 20:
                 break
         n = n.getparent()
     return Context(" ".join(table + heads), heads[0] if heads else "", label or "")
+
+
+def _table_cells(el: Any, page: PageIndex | None) -> Iterator[Any]:
+    """The ``<th>`` and ``<caption>`` elements inside ``el`` (itself included), in
+    document order, as ``el.iter`` gives them; by number where ``page`` has ``el`` (most
+    subtrees hold none, and walking them is what this saves)."""
+    i = page.number.get(el) if page is not None else None
+    if page is None or i is None:
+        yield from el.iter(*_TABLE_TAGS)
+        return
+    cells = _numbers_of(page, _TABLE_TAGS)
+    for j in range(bisect_left(cells, i), bisect_left(cells, page.end[i])):
+        yield page.elements[cells[j]]
+
+
+def _last_heading(el: Any, page: PageIndex | None) -> Any:
+    """The last ``<h1>``-``<h6>`` in document order inside ``el`` (``el`` itself
+    included, as ``el.iter`` has it), None if there is none."""
+    i = page.number.get(el) if page is not None else None
+    if page is None or i is None:
+        found = list(el.iter(*_HEADING_TAGS))
+        return found[-1] if found else None
+    heads = _numbers_of(page, _HEADING_TAGS)
+    j = bisect_left(heads, page.end[i]) - 1
+    return page.elements[heads[j]] if j >= 0 and heads[j] >= i else None
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,8 @@ class PageIndex:
         self.header_cells: dict[Any, tuple[list[int], list[int], list[str]]] = {}
         self._header_rows: list[int] | None = None  # see header_row()
         self._hidden: tuple[list[bool], list[bool]] | None = None  # see hidden_marks()
+        #: tag names -> the numbers of the elements with one of them (features' contexts)
+        self.tagged: dict[tuple[str, ...], list[int]] = {}
         self._walk(root)
         self.total = max(len(self.tags), 1)
 
