@@ -33,6 +33,7 @@ from scrapy_boilerplate.entities.features import (
     node_names,
     query_denotation_names,
     query_features,
+    query_style,
     structural_parts,
 )
 from scrapy_boilerplate.entities.filtered import PROMOTED, Records, filtered
@@ -147,10 +148,16 @@ class PageCandidates:
         """The page's candidates with the lists that ``query``'s words cut out of them
         (:mod:`.filtered`) after them: a copy that shares this object's page and the
         features of its candidates, or this object itself when the query cuts no list.
-        The last query's is kept."""
+        Only a question cuts lists (:func:`.features.query_style`): it asks for a part
+        of a list ("published in 2012"), where a title ("tallest buildings in
+        minneapolis") names the page's main list, whose rows hold the title's words
+        anyway (chosen by the grouped cross-validation: docs/entities.md). The last
+        query's is kept."""
         origin = self.origin
         if origin is not self:
             return origin.asked(query)
+        if query_style(query) != "question":
+            return self
         last = self._asked
         if last is not None and last[0] == query:
             return last[1]
