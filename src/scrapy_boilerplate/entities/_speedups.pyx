@@ -174,21 +174,6 @@ def expand(list members, Py_ssize_t j, Py_ssize_t m, tuple pattern, count, dict 
     return _expand(members, j, m, pattern, count, tails, out, budget, any_index)
 
 
-cdef dict _grouped(list members, dict tails, Py_ssize_t j, Py_ssize_t part):
-    """``members`` split by part ``part`` (0: the tag, 1: the index) of their tail's
-    entry ``j``, in order of first appearance."""
-    cdef dict out = {}
-    cdef list group
-    for i in members:
-        key = (<tuple>(<tuple>tails[i])[j])[part]
-        group = out.get(key)
-        if group is None:
-            out[key] = [i]
-        else:
-            group.append(i)
-    return out
-
-
 cdef bint _expand(list members, Py_ssize_t j, Py_ssize_t m, tuple pattern, object count,
                   dict tails, list out, list budget, object any_index) except -1:
     if j == m:
@@ -198,13 +183,28 @@ cdef bint _expand(list members, Py_ssize_t j, Py_ssize_t m, tuple pattern, objec
         budget[0] = budget[0] - count
         out.append((pattern, members, count))
         return False
+    cdef dict by_tag = {}
     cdef dict by_index
     cdef list same, sub
-    for tag, same_obj in _grouped(members, tails, j, 0).items():
+    for i in members:
+        key = (<tuple>(<tuple>tails[i])[j])[0]
+        same = by_tag.get(key)
+        if same is None:
+            by_tag[key] = [i]
+        else:
+            same.append(i)
+    for tag, same_obj in by_tag.items():
         same = <list>same_obj
         if len(same) < 2:
             continue
-        by_index = _grouped(same, tails, j, 1)
+        by_index = {}
+        for i in same:
+            key = (<tuple>(<tuple>tails[i])[j])[1]
+            sub = by_index.get(key)
+            if sub is None:
+                by_index[key] = [i]
+            else:
+                sub.append(i)
         if len(by_index) == 1:  # one index for all: kept or dropped, the same nodes
             for only in by_index:
                 if _expand(same, j + 1, m, pattern + ((tag, (any_index, only)),), count * 2,
