@@ -14,14 +14,12 @@ from hypothesis import strategies as st
 import scrapy_boilerplate as sb
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.entities import features as F
-from scrapy_boilerplate.entities import predicates as P
 from scrapy_boilerplate.entities.extract import PageCandidates, extract_entities
 from scrapy_boilerplate.entities.pageindex import PageIndex
-from scrapy_boilerplate.entities.predicates import generate
 from test_entities_filtered import PAGE
 from test_entities_predicates import TRAILS
 
-TWINS = (F._node_names, F._denotation_names, P._expand)
+TWINS = (F._node_names, F._denotation_names)
 
 TABLE = """<html><body><h1>Peaks</h1>
 <table><tr><th>Name</th><th>Height</th></tr>
@@ -41,7 +39,7 @@ def _compiled_or_skip(twin):
 def test_every_twin_is_this_packages():
     for twin in TWINS:
         module = importlib.import_module(twin.compiled_module)
-        assert twin.compiled_module == F.COMPILED == P.COMPILED
+        assert twin.compiled_module == F.COMPILED
         if twin.compiled is not None:
             assert twin.compiled is getattr(module, twin.compiled_name)
 
@@ -99,27 +97,3 @@ def test_whole_extractions_are_the_same_both_ways():
     compiled = [extract_entities(html, query).to_dict() for html, query in queries]
     with _compiled.disabled():
         assert [extract_entities(html, query).to_dict() for html, query in queries] == compiled
-
-
-def _generated(html: str, **kwargs) -> tuple:
-    doc = sb.parse(html)
-    candidates, info = generate(doc.body, **kwargs)
-    return [(c.entities, c.patterns, c.count, c.first) for c in candidates], info
-
-
-@pytest.mark.parametrize("html", [TABLE, PAGE, TRAILS], ids=["table", "publications", "trails"])
-@pytest.mark.parametrize("kwargs", [{}, {"max_predicates": 40}, {"k": 3}, {"extended": True}])
-def test_generation_is_the_same_both_ways(html, kwargs):
-    _compiled_or_skip(P._expand)
-    compiled = _generated(html, **kwargs)
-    with _compiled.disabled():
-        assert _generated(html, **kwargs) == compiled
-    assert compiled[0]
-    if "max_predicates" in kwargs:
-        assert compiled[1]["truncated"]  # the budget ran out, the same way
-
-
-def test_the_compiled_expansion_leaves_the_extended_choices_to_python():
-    compiled = _compiled_or_skip(P._expand)
-    with pytest.raises(_compiled.Unsupported):
-        compiled([0, 1], 0, 1, (), 1, {0: (("li", 1),), 1: (("li", 2),)}, [], True, [], [9], None)

@@ -12,9 +12,7 @@ holds each pair to the same output:
   read without a Python-level call each;
 - :func:`denotation_names` is ``features._denotation_names``: the denotation features of
   an entity list (the recipe over each entity's word count, shapes, first and last words
-  and part-of-speech tags), the tokens gathered in one loop;
-- :func:`expand` is ``predicates._expand``: the generalised predicates of a family of
-  nodes, split by tag and index position by position, in C recursion.
+  and part-of-speech tags), the tokens gathered in one loop.
 
 The recipe itself is the core's compiled ``recipe_names``; a name list is cached in the
 page's dict under the same key as ``features.recipe_names`` uses, so either twin fills
@@ -23,7 +21,7 @@ the cache for the other.
 
 cimport cython
 
-from scrapy_boilerplate.core._speedups import Unsupported, recipe_names as _recipe
+from scrapy_boilerplate.core._speedups import recipe_names as _recipe
 
 #: (feature name, the PageIndex attribute its tokens come from, finite, real, majority
 #: value) of the recipe's structural features, in ``features._node_names``' order.
@@ -160,65 +158,3 @@ cdef tuple _recipe_or_empty(dict cache, str name, bint finite, tuple tokens, tup
     if not tokens:
         return ()
     return _cached(cache, name, finite, False, True, tokens, edges, suffixes)
-
-
-def expand(list members, Py_ssize_t j, Py_ssize_t m, tuple pattern, count, dict tails,
-           list last_of_tag, bint extended, list out, list budget, any_index):
-    """``predicates._expand`` without its ``extended`` choices (those raise
-    :class:`Unsupported` before anything is done, and the Python function runs):
-    every generalised predicate that at least two of ``members`` generate, appended to
-    ``out`` as (pattern, members, count); ``any_index`` is ``predicates.ANY``. Returns
-    True when ``budget`` ran out."""
-    if extended:
-        raise Unsupported("the extended predicates' choices")
-    return _expand(members, j, m, pattern, count, tails, out, budget, any_index)
-
-
-cdef bint _expand(list members, Py_ssize_t j, Py_ssize_t m, tuple pattern, object count,
-                  dict tails, list out, list budget, object any_index) except -1:
-    if j == m:
-        if count > budget[0]:
-            budget[0] = 0
-            return True
-        budget[0] = budget[0] - count
-        out.append((pattern, members, count))
-        return False
-    cdef dict by_tag = {}
-    cdef dict by_index
-    cdef list same, sub
-    for i in members:
-        key = (<tuple>(<tuple>tails[i])[j])[0]
-        same = by_tag.get(key)
-        if same is None:
-            by_tag[key] = [i]
-        else:
-            same.append(i)
-    for tag, same_obj in by_tag.items():
-        same = <list>same_obj
-        if len(same) < 2:
-            continue
-        by_index = {}
-        for i in same:
-            key = (<tuple>(<tuple>tails[i])[j])[1]
-            sub = by_index.get(key)
-            if sub is None:
-                by_index[key] = [i]
-            else:
-                sub.append(i)
-        if len(by_index) == 1:  # one index for all: kept or dropped, the same nodes
-            for only in by_index:
-                if _expand(same, j + 1, m, pattern + ((tag, (any_index, only)),), count * 2,
-                           tails, out, budget, any_index):
-                    return True
-            continue
-        if _expand(same, j + 1, m, pattern + ((tag, (any_index,)),), count, tails, out,
-                   budget, any_index):
-            return True
-        for index, sub_obj in by_index.items():  # disjoint subsets, none of them ``same``
-            sub = <list>sub_obj
-            if len(sub) < 2:
-                continue
-            if _expand(sub, j + 1, m, pattern + ((tag, (index,)),), count, tails, out, budget,
-                       any_index):
-                return True
-    return False

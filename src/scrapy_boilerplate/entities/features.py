@@ -40,7 +40,7 @@ from scrapy_boilerplate.entities.predicates import Candidate
 Features = dict[str, float]
 
 #: This package's compiled module, where :func:`_node_names` and
-#: :func:`_denotation_names` have their twins (``predicates._expand`` too).
+#: :func:`_denotation_names` have their twins.
 COMPILED = "scrapy_boilerplate.entities._speedups"
 MAX_ANCESTOR_LEVELS = 5
 #: Entries of each per-string cache (tags, shapes, stems, entity tokens; the derivation's

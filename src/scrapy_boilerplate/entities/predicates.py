@@ -32,12 +32,9 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
 
-from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.entities.pageindex import PageIndex, shown_chunks
 
-#: This package's compiled module, where :func:`_expand` has its twin.
-COMPILED = "scrapy_boilerplate.entities._speedups"
 ANY = None
 ALL_BUT_FIRST = "1:"
 ALL_BUT_LAST = ":-1"
@@ -272,11 +269,6 @@ def generate(
     return candidates, info
 
 
-@_compiled.twin(
-    "expand",
-    module=COMPILED,
-    arguments=lambda *args: (*args, ANY),
-)
 def _expand(
     members: list[int],
     j: int,
@@ -297,8 +289,7 @@ def _expand(
     that keep the same nodes (dropping an index all of them share, or keeping it) go on
     once, as one entry with alternatives: ``count`` is the number of predicates
     ``pattern`` stands for. ``budget`` holds the predicates still allowed; returns True
-    when it ran out. Compiled where this package's ``_speedups`` is built (without the
-    ``extended`` choices, which run here)."""
+    when it ran out."""
     if j == m:
         if count > budget[0]:
             budget[0] = 0
