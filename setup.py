@@ -1,6 +1,6 @@
 """Build hook for the optional compiled steps: the core's walk
 (``scrapy_boilerplate.core._speedups``) and a method's own (``extractors/cnr/_speedups``,
-which cimports the core's ``_speedups.pxd``, ``auto/_speedups`` and ``entities/_speedups``).
+which cimports the core's ``_speedups.pxd``, and ``auto/_speedups``).
 
 Everything else is in pyproject.toml. The extensions are Cython over lxml's public C API
 (its headers ship in lxml's wheels). They are optional: where they cannot be compiled (no
@@ -12,7 +12,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 #: The packages with a compiled ``_speedups`` module (the core's first: the others need it).
-COMPILED = ("core", "extractors.cnr", "auto", "entities")
+COMPILED = ("core", "extractors.cnr", "auto")
 
 
 class OptionalBuildExt(build_ext):

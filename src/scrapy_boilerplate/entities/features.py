@@ -39,9 +39,6 @@ from scrapy_boilerplate.entities.predicates import Candidate
 
 Features = dict[str, float]
 
-#: This package's compiled module, where :func:`_node_names` and
-#: :func:`_denotation_names` have their twins.
-COMPILED = "scrapy_boilerplate.entities._speedups"
 MAX_ANCESTOR_LEVELS = 5
 #: Entries of each per-string cache (tags, shapes, stems, entity tokens; the derivation's
 #: cleaned texts; the re-ranker's entity counts). A page's candidates share their strings,
@@ -205,15 +202,7 @@ def node_names(page: PageIndex, nums: tuple[int, ...]) -> tuple[str, ...]:
     return names
 
 
-@_compiled.twin(
-    "node_names",
-    module=COMPILED,
-    arguments=lambda page, nums: (page, nums, _EDGES, _UNIT_SUFFIXES),
-)
 def _node_names(page: PageIndex, nums: tuple[int, ...]) -> tuple[str, ...]:
-    """:func:`node_names` of a list not yet memoised (at least one node); compiled where
-    this package's ``_speedups`` is built (the token lists gathered and the recipe's
-    cache read in C)."""
     cache = page.recipes
     pick: Callable[[list[Any]], tuple[Any, ...]]
     if len(nums) == 1:
@@ -380,23 +369,9 @@ def _entity_tokens(entity: str) -> tuple[int, str, tuple[str, ...], str, str, st
 def denotation_names(
     entities: Sequence[str], cache: dict[Any, tuple[str, ...]] | None = None
 ) -> tuple[str, ...]:
-    """The names of the denotation features (each value 1); ``cache``: see
-    :func:`recipe_names`."""
+    """The names of the denotation features (each value 1)."""
     if not entities:
         return ()
-    return _denotation_names(tuple(entities), cache)
-
-
-@_compiled.twin(
-    "denotation_names",
-    module=COMPILED,
-    arguments=lambda entities, cache: (entities, cache, _entity_tokens, _EDGES, _UNIT_SUFFIXES),
-)
-def _denotation_names(
-    entities: tuple[str, ...], cache: dict[Any, tuple[str, ...]] | None
-) -> tuple[str, ...]:
-    """:func:`denotation_names` of at least one entity; compiled where this package's
-    ``_speedups`` is built (each entity's tokens gathered in one loop)."""
     # each kind of token over the entities, in their order (columns gathered in C)
     counts, phrases, shapes, firsts, lasts, phrase_tags, tags = zip(
         *map(_entity_tokens, entities), strict=True
