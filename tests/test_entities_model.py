@@ -523,3 +523,41 @@ def test_the_shipped_model_is_packed_and_loads():
     model = load_model()
     assert any(k.startswith("QS:question|") for k in model.weights)
     assert model.meta["split"] == "template"
+
+
+#: Pages whose lists have contexts of every kind: a table's header cells and caption, a
+#: heading as an earlier sibling, a heading inside one, a long element before a list (no
+#: label), a short one (a label), comments among the siblings, an XHTML namespace.
+CONTEXT_PAGES = [
+    "<html><body><h1>Peaks</h1><table><caption>Alps</caption><tr><th>Name</th><th>m</th>"
+    "</tr><tr><td>Mont Blanc</td><td>4808</td></tr><!-- x --><tr><td>Dom</td><td>4545</td>"
+    "</tr></table><div><section><h3>Rivers</h3><p>" + "long text " * 30 + "</p></section>"
+    "<p>Short label</p><ul><li>Rhine</li><li>Rhone</li><li>Inn</li></ul></div>"
+    "<ol><li>a</li><li>b</li></ol></body></html>",
+    '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><h2>Staff</h2>'
+    "<table><tr><th>Who</th></tr><tr><td>Ann Lee</td></tr><tr><td>Bob Ray</td></tr></table>"
+    "<div><h4>Students</h4></div><ul><li>Cy Dee</li><li>Di Eck</li></ul></body></html>",
+]
+
+
+def _xhtml_tree(html: str):
+    from lxml import etree
+
+    root = etree.fromstring(html.encode())
+    assert root.tag.startswith("{")  # (lxml's own tags namespaced: "th" matches none)
+    return root
+
+
+@pytest.mark.parametrize(
+    "page",
+    [CONTEXT_PAGES[0], CONTEXT_PAGES[1], lambda: _xhtml_tree(CONTEXT_PAGES[1]), TRAILS],
+    ids=["table", "xhtml-as-html", "xhtml-namespaced", "trails"],
+)
+def test_contexts_read_off_the_page_index_are_the_tree_walks(page):
+    from scrapy_boilerplate.entities.features import context_of
+
+    pc = PageCandidates(sb.parse(page() if callable(page) else page))
+    assert len(pc.candidates) >= 3
+    contexts = [context_of(c, {}, pc.page) for c in pc.candidates]
+    assert contexts == [context_of(c) for c in pc.candidates]  # (no index: the tree walks)
+    assert any(ctx.label for ctx in contexts) and any(ctx.near for ctx in contexts)
