@@ -50,9 +50,8 @@ import scrapy_boilerplate as sb
 from entities_eval import FOLDS, HEADING_SETS, L2, PASSES, STEP, cv_fold, load
 from harness.entities_data import HEADING_WEIGHT, compatible, heading_questions, missing_message
 from harness.output import add_out, write_reports
-from scrapy_boilerplate.entities.extract import PageCandidates
+from scrapy_boilerplate.entities.extract import PageCandidates, cuts_of
 from scrapy_boilerplate.entities.features import query_style, styled
-from scrapy_boilerplate.entities.filtered import PROMOTED
 from scrapy_boilerplate.entities.model import STYLE_PREFIX
 from scrapy_boilerplate.entities.rerank import DENSE, dense, fit
 
@@ -92,15 +91,12 @@ class Row:
         # what extract.promote_cut reads: the page's own candidates, and the cut lists
         # by a number or a name of the question that each of them holds
         self.page_count = pc.page_count
-        own = [frozenset(map(id, c.nodes)) for c in pc.candidates[: pc.page_count]]
         self.cuts: dict[int, list[int]] = {}
-        for f in range(pc.page_count, len(pc.candidates)):
-            if not PROMOTED.intersection(pc.candidates[f].notes):
-                continue
-            nodes = frozenset(map(id, pc.candidates[f].nodes))
-            for i, whole in enumerate(own):
-                if len(nodes) < len(whole) and nodes <= whole:
-                    self.cuts.setdefault(i, []).append(f)
+        if pc.page_count < len(pc.candidates):
+            for i in range(pc.page_count):
+                cuts = cuts_of(pc, i)
+                if cuts:
+                    self.cuts[i] = cuts
 
     def scores(self, w: np.ndarray) -> np.ndarray:
         """``θ · φ + log(count)`` of every candidate."""

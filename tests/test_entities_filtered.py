@@ -257,7 +257,7 @@ def test_rank_cuts_lists_only_with_a_model_trained_so():
 
 
 def test_promote_cut_puts_the_named_cut_in_the_best_lists_place():
-    from scrapy_boilerplate.entities.extract import promote_cut
+    from scrapy_boilerplate.entities.extract import cuts_of, promote_cut
 
     pc = PageCandidates(sb.parse(PAGE))
     view = pc.asked("What are the conference publications at PLDI?")
@@ -269,6 +269,12 @@ def test_promote_cut_puts_the_named_cut_in_the_best_lists_place():
         if view.candidates[i].entities == ["Fast things", "Other things"]
     )
     assert "FILTER=name" in view.candidates[cut].notes
+    # the cuts the rule may promote: of the titles' list, not of another list or of a cut
+    assert cut in cuts_of(view, titles)
+    whole = {id(node) for node in view.candidates[titles].nodes}
+    for f in cuts_of(view, titles):
+        assert f >= n and {id(node) for node in view.candidates[f].nodes} < whole
+    assert cuts_of(view, cut) == []
     logp = [-5.0] * len(view.candidates)
     logp[titles] = -0.5
     logp[cut] = -4.0

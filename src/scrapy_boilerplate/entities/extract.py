@@ -337,22 +337,30 @@ def promote_cut(pc: PageCandidates, logp: list[float]) -> list[float]:
     cross-validation (docs/entities.md)."""
     key = [(lp, len(c.nodes), -c.first) for lp, c in zip(logp, pc.candidates, strict=True)]
     best = max(range(len(key)), key=key.__getitem__)
-    if best >= pc.page_count:
-        return logp
-    whole = {id(node) for node in pc.candidates[best].nodes}
-    cuts = [
-        i
-        for i in range(pc.page_count, len(pc.candidates))
-        if any(note in PROMOTED for note in pc.candidates[i].notes)
-        and len(pc.candidates[i].nodes) < len(whole)
-        and all(id(node) in whole for node in pc.candidates[i].nodes)
-    ]
+    cuts = cuts_of(pc, best)
     if not cuts:
         return logp
     cut = max(cuts, key=key.__getitem__)
     out = list(logp)
     out[best], out[cut] = logp[cut], logp[best]
     return out
+
+
+def cuts_of(pc: PageCandidates, i: int) -> list[int]:
+    """The query's lists (indices in ``pc.candidates``) that :func:`promote_cut` may put in
+    candidate ``i``'s place: cut out of it (a part of its nodes) by a number or a name of
+    the question (:data:`.filtered.PROMOTED`). None for a candidate that is itself one of
+    the query's lists."""
+    if i >= pc.page_count:
+        return []
+    whole = {id(node) for node in pc.candidates[i].nodes}
+    return [
+        f
+        for f in range(pc.page_count, len(pc.candidates))
+        if any(note in PROMOTED for note in pc.candidates[f].notes)
+        and len(pc.candidates[f].nodes) < len(whole)
+        and all(id(node) in whole for node in pc.candidates[f].nodes)
+    ]
 
 
 def extract_entities(
@@ -406,6 +414,7 @@ __all__ = [
     "MAX_ENTITY_CHARS",
     "EntityResult",
     "PageCandidates",
+    "cuts_of",
     "extract_entities",
     "load_model",
     "promote_cut",
