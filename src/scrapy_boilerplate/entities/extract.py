@@ -349,7 +349,7 @@ def promote_cut(pc: PageCandidates, logp: list[float]) -> list[float]:
 def cuts_of(pc: PageCandidates, i: int) -> list[int]:
     """The query's lists (indices in ``pc.candidates``) that :func:`promote_cut` may put in
     candidate ``i``'s place: cut out of it (a part of its nodes) by a number or a name of
-    the question (:data:`.filtered.PROMOTED`). None for a candidate that is itself one of
+    the question (:data:`.filtered.PROMOTED`); none for a candidate that is itself one of
     the query's lists."""
     if i >= pc.page_count:
         return []

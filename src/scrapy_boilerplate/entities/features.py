@@ -590,18 +590,22 @@ _TABLE_TAGS = ("th", "caption")
 _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
-def _label_text(el: Any) -> str:
-    """``text_of(el)`` when it is shorter than :data:`MAX_LABEL`, else ``"-"`` (a text
-    that long is no label): reading stops once the characters other than spaces reach
-    the bound, so a long element before a list costs little."""
+def _label_of(el: Any) -> str | None:
+    """The label ``el`` gives a list after it: its text (whitespace collapsed) when
+    shorter than :data:`MAX_LABEL`, ``""`` when longer (a text that long is no label),
+    None when it has no text (the next element back is read). Reading stops once the
+    characters other than spaces reach the bound, so a long element costs little."""
     parts: list[str] = []
     seen = 0
     for chunk in el.itertext():
         parts.append(chunk)
         seen += sum(map(len, chunk.split()))  # (a lower bound of the collapsed length)
         if seen >= MAX_LABEL:
-            return "-" * MAX_LABEL
-    return " ".join(" ".join(parts).split())
+            return ""
+    text = " ".join(" ".join(parts).split())
+    if not text:
+        return None
+    return text if len(text) < MAX_LABEL else ""
 
 
 def _numbers_of(page: PageIndex, tags: tuple[str, ...]) -> list[int]:
@@ -631,9 +635,7 @@ def _context_of(first: Any, lca: Any, page: PageIndex | None = None) -> Context:
             if not isinstance(sib.tag, str):
                 continue
             if label is None:
-                text = _label_text(sib)
-                if text:
-                    label = text if len(text) < MAX_LABEL else ""
+                label = _label_of(sib)
             if tag_of(sib) in _HEADINGS:
                 heads.append(text_of(sib))
                 break
