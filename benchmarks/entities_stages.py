@@ -54,7 +54,7 @@ FUNCTIONS = ("PageIndex", "generate", "derive", "context_of", "list_text", "head
              "structural_parts", "node_names", "denotation_names", "filtered",
              "dense")  # fmt: skip
 #: The methods of :class:`PageCandidates` timed as steps.
-METHODS = ("_base", "_query_features", "_query_denotation")
+METHODS = ("_base", "_query_scores", "_query_denotation")
 STEPS = ("lxml", "whole", "parse", "candidates", "rank", *FUNCTIONS, *METHODS)
 LABELS = {
     "lxml": "lxml's parse",
@@ -74,7 +74,7 @@ LABELS = {
     "filtered": "filtered lists (the question's words; their features are in the steps above)",
     "dense": "re-ranker's columns",
     "_base": "query-independent score",
-    "_query_features": "query features",
+    "_query_scores": "query features' score",
     "_query_denotation": "query-denotation score",
 }
 

@@ -561,3 +561,42 @@ def test_contexts_read_off_the_page_index_are_the_tree_walks(page):
     contexts = [context_of(c, {}, pc.page) for c in pc.candidates]
     assert contexts == [context_of(c) for c in pc.candidates]  # (no index: the tree walks)
     assert any(ctx.label for ctx in contexts) and any(ctx.near for ctx in contexts)
+
+
+def test_scores_read_the_level_and_category_tables_as_the_feature_names():
+    """The page's scores look the ancestor levels' names and the query-denotation names up
+    in per-level and per-category tables; a weight on every feature a candidate has gives
+    the scores the feature dicts give, and a category no table can hold (a ``|`` in it)
+    is scored by the conjoined names."""
+    from types import SimpleNamespace
+
+    from scrapy_boilerplate.entities.features import LEVELS
+
+    html = (
+        "<html><body><div class='main'><h2>Mayors</h2><ul><li>Ann Lee</li><li>Bo Chan</li>"
+        "<li>Cy Dunn</li></ul><table><tr><th>Name</th><th>Year</th></tr>"
+        "<tr><td>Ann Lee</td><td>1990</td></tr><tr><td>Dee Fox</td><td>2001</td></tr></table>"
+        "</div><p>Who: Ann Lee, Bo Chan and Cy Dunn.</p></body></html>"
+    )
+    pc = PageCandidates(sb.parse(html))
+    queries = ("mayors of boise", "Who was mayor?")
+    names = sorted({name for q in queries for feats in pc.features(q) for name in feats})
+    assert any(name.startswith(LEVELS[1]) for name in names)
+    assert any(name.startswith("QD:") for name in names)
+    weights = {name: ((i * 7919) % 101 - 50) / 25 for i, name in enumerate(names)}
+    weights["A1:no such name"] = 3.0  # (weights no candidate has change nothing)
+    model = Model(weights)
+    assert model.level_weights["A1:"]["no such name"] == 3.0
+    assert set(model.level_weights) == set(LEVELS)
+    for query in queries:
+        expected = [model.score(f) for f in pc.features(query)]
+        assert pc.scores(query, model) == pytest.approx(expected, abs=1e-9)
+    i = next(i for i, names in enumerate(pc.denotation) if names)
+    first = pc.denotation[i][0]
+    odd = Model({f"QD:a|b|{first}": 2.0})
+    assert odd.query_denotation_weights == {"a": {f"b|{first}": 2.0}}
+    pc.page_query = lambda query: (SimpleNamespace(category="a|b"), {})  # type: ignore[method-assign]
+    scores = pc._query_denotation("anything", odd)
+    assert scores[i] == 2.0 * pc.denotation[i].count(first)
+    for score, names in zip(scores, pc.denotation, strict=True):
+        assert score == 2.0 * names.count(first)

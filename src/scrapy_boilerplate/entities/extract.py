@@ -11,7 +11,7 @@ import copy
 import math
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -22,10 +22,11 @@ from scrapy_boilerplate.core.errors import UnsupportedInput
 from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.entities.derive import derive, group_pattern
 from scrapy_boilerplate.entities.features import (
+    QUERY_PARTS,
+    Overlaps,
     PageIndex,
     Part,
     Query,
-    best_overlaps,
     context_of,
     denotation_names,
     header_names,
@@ -33,6 +34,7 @@ from scrapy_boilerplate.entities.features import (
     node_names,
     query_denotation_names,
     query_features,
+    query_overlaps,
     query_style,
     structural_parts,
 )
@@ -118,7 +120,7 @@ class PageCandidates:
         self._base_scores: dict[int, tuple[Model, list[float]]] = {}
         #: the re-ranker's query-independent columns (:func:`.rerank.page_columns`), once
         self.ranker_columns: Any = None
-        self._last_query: tuple[str, Query, dict[str, float]] | None = None
+        self._last_query: tuple[str, Query, dict[str, float], list[Overlaps]] | None = None
         self._records: Records | None = None
         self._asked: tuple[str, PageCandidates] | None = None
         self.info["seconds"] = time.perf_counter() - t0
@@ -207,11 +209,25 @@ class PageCandidates:
         each context part among the page's candidates (:func:`best_overlaps`). The last
         query's are kept: ranking one query reads them for its query features, its
         query-denotation features and the re-ranker's columns."""
+        last = self._query_state(query)
+        return last[1], last[2]
+
+    def overlaps(self, query: str) -> list[Overlaps]:
+        """Every candidate's overlaps with ``query`` (:func:`query_overlaps`): what its query
+        features and the re-ranker's query columns read of it. The last query's are kept."""
+        return self._query_state(query)[3]
+
+    def _query_state(self, query: str) -> tuple[str, Query, dict[str, float], list[Overlaps]]:
         last = self._last_query
         if last is None or last[0] != query:
             q = Query(query).on_page(self.texts)
-            last = self._last_query = (query, q, best_overlaps(q, self.texts))
-        return last[1], last[2]
+            overlaps = query_overlaps(q, self.texts)
+            best = {  # (best_overlaps, read off the overlaps)
+                name: max((o[k] for o in overlaps), default=0.0)
+                for k, (name, _) in enumerate(QUERY_PARTS)
+            }
+            last = self._last_query = (query, q, best, overlaps)
+        return last
 
     def features(self, query: str) -> list[dict[str, float]]:
         """Every candidate's features for ``query`` (the training's input)."""
@@ -235,18 +251,41 @@ class PageCandidates:
             out.append(feats)
         return out
 
+    def _query_scores(self, query: str, model: Model) -> list[float]:
+        """``θ · φ`` of every candidate's query features (:meth:`_query_features`), made and
+        scored once per distinct pair of overlaps and entities' part-of-speech pattern:
+        all that the features read of a candidate, and many candidates share them."""
+        q, best = self.page_query(query)
+        scored: dict[tuple[Overlaps, str | None], float] = {}
+        out = []
+        for cand, text, overlaps in zip(
+            self.candidates, self.texts, self.overlaps(query), strict=True
+        ):
+            key = (overlaps, text.majority_pos)
+            score = scored.get(key)
+            if score is None:
+                feats: dict[str, float] = {}
+                query_features(feats, q, cand, text=text, best=best)
+                score = scored[key] = model.score(feats)
+            out.append(score)
+        return out
+
     def counts(self) -> list[int]:
         return [c.count for c in self.candidates]
 
     def _base(self, model: Model) -> list[float]:
         """``θ · φ`` of every candidate's query-independent features, once per model: each
-        part's share is computed once a page (the parts recur across candidates)."""
+        part's share is computed once a page (the parts recur across candidates), and the
+        denotation features' once per entity list (equal lists share their names). A
+        level's names are looked up in its own table (:attr:`Model.level_weights`)."""
         cached = self._base_scores.get(id(model))
         if cached is not None and cached[0] is model:
             return cached[1]
         w = model.weights
+        levels = model.level_weights
         memo = self.page.memo
         shares: dict[Part, float] = {}
+        denotation: dict[int, float] = {}  # by id of the names' tuple, alive in self
         out = []
         start = 0
         if self.origin is not self:  # (a query's copy: the page's own scores are kept there)
@@ -259,28 +298,37 @@ class PageCandidates:
             for part in parts:
                 share = shares.get(part)
                 if share is None:
-                    prefix = part[0]
-                    share = shares[part] = sum(
-                        map(w.get, [prefix + name for name in memo[part[1]]], repeat(0.0))
-                    )
+                    prefix, nums = part
+                    table = levels[prefix] if prefix else w
+                    share = shares[part] = sum(map(table.get, memo[nums], repeat(0.0)))
                 score += share
             score += sum(map(w.get, header, repeat(0.0)))
-            out.append(score + sum(map(w.get, names, repeat(0.0))))
+            own = denotation.get(id(names))
+            if own is None:
+                own = denotation[id(names)] = sum(map(w.get, names, repeat(0.0)))
+            out.append(score + own)
         self._base_scores[id(model)] = (model, out)
         return out
 
     def _query_denotation(self, query: str, model: Model) -> list[float]:
         """``θ · φ`` of the query-denotation features of every candidate, once per
-        distinct entity list (the denotation names are shared by equal lists)."""
+        distinct entity list (the denotation names are shared by equal lists), read in the
+        category's table (:attr:`Model.query_denotation_weights`)."""
         category = self.page_query(query)[0].category
-        w = model.weights
+        if "|" in category:  # (no table can hold it: the names, made as training makes them)
+            w = model.weights
+            lookup = w.get
+            conjoin: Any = partial(query_denotation_names, category)
+        else:
+            lookup = model.query_denotation_weights.get(category, {}).get
+            conjoin = None
         shares: dict[int, float] = {}
         out = []
         for names in self.denotation:
             share = shares.get(id(names))
             if share is None:
                 share = shares[id(names)] = sum(
-                    map(w.get, query_denotation_names(category, names), repeat(0.0))
+                    map(lookup, conjoin(names) if conjoin else names, repeat(0.0))
                 )
             out.append(share)
         return out
@@ -291,10 +339,10 @@ class PageCandidates:
         weights are the model's for the query's style (:meth:`Model.for_query`)."""
         model = model.for_query(query)
         return [
-            base + model.score(feats) + qd
-            for base, feats, qd in zip(
+            base + query_score + qd
+            for base, query_score, qd in zip(
                 self._base(model),
-                self._query_features(query),
+                self._query_scores(query, model),
                 self._query_denotation(query, model),
                 strict=True,
             )

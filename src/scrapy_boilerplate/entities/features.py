@@ -247,7 +247,7 @@ def structural_parts(cand: Candidate, page: PageIndex) -> list[Part]:
     parts = [("", level)]
     parent = page.parent
     ups = page.ups
-    for prefix in _LEVELS:
+    for prefix in LEVELS:
         up = ups.get(level)
         if up is None:
             seen: set[int] = set()
@@ -265,7 +265,9 @@ def structural_parts(cand: Candidate, page: PageIndex) -> list[Part]:
     return parts
 
 
-_LEVELS = tuple(f"A{k}:" for k in range(1, MAX_ANCESTOR_LEVELS + 1))
+#: The prefixes of the ancestor levels' structural features (``A1:`` the parents' node list,
+#: ``A2:`` the grandparents', ...).
+LEVELS = tuple(f"A{k}:" for k in range(1, MAX_ANCESTOR_LEVELS + 1))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -737,12 +739,16 @@ def query_category(query: str) -> str:
     return _stem(head) if head is not None else "NONE"
 
 
+#: What every query-denotation feature's name starts with (then the category and ``|``).
+QD_MARKER = "QD:"
+
+
 def query_denotation_names(category: str, names: Sequence[str]) -> tuple[str, ...]:
     """Section 4.6's query-denotation features: every denotation feature ``f(y)`` (its
     name in ``names``) conjoined with the query's category ``g(x)``
     (:func:`query_category`). Kept besides the denotation features themselves; chosen by
     5-fold cross-validation on the training examples (docs/entities.md)."""
-    prefix = f"QD:{category}|"
+    prefix = f"{QD_MARKER}{category}|"
     return tuple(prefix + name for name in names)
 
 
@@ -769,8 +775,13 @@ class Query:
         q = object.__new__(Query)
         q.__dict__.update(self.__dict__)
         found: set[str] = set()
+        stems = self.stems
+        seen: set[int] = set()  # (candidates share their word sets: each is read once)
         for t in texts:
-            found |= self.stems & (t.context | t.near | t.label)
+            for words in (t.context, t.near, t.label):
+                if id(words) not in seen:
+                    seen.add(id(words))
+                    found |= stems & words
         q.weighted = found
         return q
 
@@ -780,6 +791,33 @@ class Query:
 
 #: The context parts the query is matched against, by feature name.
 _PARTS = (("CONTEXT", "context"), ("NEAR", "near"), ("LABEL", "label"))
+#: The same, in the order of :data:`Overlaps`.
+QUERY_PARTS = _PARTS
+#: A list's overlaps with a query: its context's, its nearest heading's and its label's
+#: (:meth:`Query.context_overlap`, in the order of :data:`QUERY_PARTS`), then its entities'
+#: words' (:meth:`Query.overlap`).
+Overlaps = tuple[float, float, float, float]
+
+
+def query_overlaps(query: Query, texts: Sequence[ListText]) -> list[Overlaps]:
+    """Each text's :data:`Overlaps` with ``query``, each computed once per distinct word set
+    (a page's candidates share their contexts, headings and labels)."""
+    parts: dict[int, float] = {}  # by id: every set is alive in ``texts`` meanwhile
+    entities: dict[int, float] = {}
+    out: list[Overlaps] = []
+    for t in texts:
+        row = []
+        for _, attr in _PARTS:
+            words = getattr(t, attr)
+            value = parts.get(id(words))
+            if value is None:
+                value = parts[id(words)] = query.context_overlap(words)
+            row.append(value)
+        value = entities.get(id(t.words))
+        if value is None:
+            value = entities[id(t.words)] = query.overlap(t.words)
+        out.append((row[0], row[1], row[2], value))
+    return out
 
 
 def query_features(

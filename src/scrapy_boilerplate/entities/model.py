@@ -29,7 +29,13 @@ from operator import mul
 from pathlib import Path
 from typing import Any
 
-from scrapy_boilerplate.entities.features import Features, query_style, styled
+from scrapy_boilerplate.entities.features import (
+    LEVELS,
+    QD_MARKER,
+    Features,
+    query_style,
+    styled,
+)
 from scrapy_boilerplate.entities.rerank import Ranker
 
 #: What every style weight's name starts with, and the prefix of a feature's weight for
@@ -70,6 +76,36 @@ class Model:
         alone). A ranker made for other features raises ``ValueError``."""
         data = self.meta.get("ranker")
         return Ranker(data) if isinstance(data, dict) else None
+
+    @cached_property
+    def level_weights(self) -> dict[str, dict[str, float]]:
+        """The weights of the ancestor levels' structural features by level prefix
+        (:data:`~.features.LEVELS`), each keyed by the name after the prefix: a page's
+        query-independent score looks a level's node names up there, without joining
+        every name to its prefix (the same weights, so the same sums). Made once per model
+        (one pass over the weights)."""
+        tables: dict[str, dict[str, float]] = {prefix: {} for prefix in LEVELS}
+        widths = sorted({len(prefix) for prefix in LEVELS})
+        for name, value in self.weights.items():
+            for width in widths:
+                table = tables.get(name[:width])
+                if table is not None:
+                    table[name[width:]] = value
+                    break
+        return tables
+
+    @cached_property
+    def query_denotation_weights(self) -> dict[str, dict[str, float]]:
+        """The query-denotation weights (``QD:<category>|<denotation name>``) by category,
+        each keyed by the denotation feature's name: a query's score reads its category's
+        table without making the conjoined names. Made once per model."""
+        tables: dict[str, dict[str, float]] = {}
+        start = len(QD_MARKER)
+        for name, value in self.weights.items():
+            if name.startswith(QD_MARKER):
+                category, _, rest = name[start:].partition("|")
+                tables.setdefault(category, {})[rest] = value
+        return tables
 
     def for_style(self, style: str | None) -> Model:
         """The model that scores queries of ``style``: each feature's shared weight plus

@@ -32,7 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from scrapy_boilerplate.entities.features import STRING_CACHE_SIZE, query_style
+from scrapy_boilerplate.entities.features import (
+    QUERY_PARTS,
+    STRING_CACHE_SIZE,
+    Overlaps,
+    query_style,
+)
 from scrapy_boilerplate.entities.pageindex import tag_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -190,15 +195,18 @@ def query_columns(pc: PageCandidates, query: str) -> np.ndarray:
     fixed = [float(query_style(query) == "question")]
     category = q.category if q.category in _CATEGORIES else "other"
     fixed += [float(category == c) for c in _CATEGORIES]
+    tops = [best.get(name, 0.0) for name, _ in QUERY_PARTS]
+    made: dict[Overlaps, list[float]] = {}  # (many candidates share their overlaps)
     rows = []
-    for text in pc.texts:
-        row: list[float] = []
-        for attr, name in _PARTS:
-            overlap = q.context_overlap(getattr(text, attr))
-            top = best.get(name, 0.0)
-            row += [overlap, float(top > 0 and overlap == top), top - overlap]
-        row.append(q.overlap(text.words))
-        rows.append(row + fixed)
+    for overlaps in pc.overlaps(query):
+        row = made.get(overlaps)
+        if row is None:
+            row = []
+            for overlap, top in zip(overlaps[:3], tops, strict=True):
+                row += [overlap, float(top > 0 and overlap == top), top - overlap]
+            row.append(overlaps[3])
+            row = made[overlaps] = row + fixed
+        rows.append(row)
     return np.array(rows, dtype=np.float32).reshape(len(rows), len(QUERY_COLUMNS))
 
 
