@@ -141,3 +141,68 @@ def test_the_shipped_model_has_a_ranker_for_these_features():
     ranker = rerank.Ranker(data["meta"]["ranker"])
     assert ranker.beta == rerank.BETA and len(ranker.roots) == rerank.TREES
     assert ranker.size == rerank.SIZE
+
+
+def _reference_rows(pc: PageCandidates, start: int = 0) -> np.ndarray:
+    """The page columns row by row, as their definitions read (the reference of the
+    column-by-column fill of :func:`rerank.page_columns`)."""
+    import math
+    from collections import Counter
+
+    from scrapy_boilerplate.entities.pageindex import tag_of
+
+    pages = max(len(pc.page.elements), 1)
+    own = pc.page_count
+    largest: dict[frozenset[str], int] = {}
+    for cand, text in zip(pc.candidates[:own], pc.texts[:own], strict=True):
+        largest[text.near] = max(largest.get(text.near, 0), len(cand.entities))
+    under = Counter(t.near for t in pc.texts[:own])
+    rows = []
+    for cand, text in zip(pc.candidates[start:], pc.texts[start:], strict=True):
+        xform = cand.transform.replace("+section", "")
+        tags = [rerank._tag_class(tag_of(node)) for node in cand.nodes[:20]]
+        main = Counter(tags).most_common(1)[0][0] if len(set(tags)) > 1 else tags[0]
+        top = max(largest.get(text.near, 0), len(cand.entities))
+        rows.append(
+            (
+                *rerank._list_stats(tuple(cand.entities)),
+                math.log(cand.count),
+                cand.first / pages,
+                *(float(xform == x) for x in rerank._XFORMS),
+                "section" in cand.transform,
+                *(float(main == t) for t in rerank._TAGS),
+                len(cand.entities) / top if top else 0.0,
+                math.log(max(under.get(text.near, 0), 1)),
+                bool(text.near),
+                bool(text.label),
+                len(cand.nodes) == 1,
+                *rerank._filter_columns(cand.notes),
+            )
+        )
+    return np.array(rows, dtype=np.float32).reshape(len(rows), len(rerank.PAGE_COLUMNS))
+
+
+def test_page_columns_are_their_row_by_row_definition_to_the_bit():
+    html = (
+        "<html><body><h2>Staff</h2><ul><li>Ann Lee (2012)</li><li>Bo Chan (2015)</li>"
+        "<li>Cy Dunn (2012)</li><li><b>Dee Fox</b> (2019)</li></ul>"
+        "<h2>Awards</h2><p>Best Paper 2012: Ann Lee<br>Best Poster 2015: Bo Chan<br>"
+        "Test of Time 2019: Cy Dunn</p><table><tr><th>Name</th><th>Year</th></tr>"
+        "<tr><td>Ann Lee</td><td>2012</td></tr><tr><td><a href='/b'>Bo Chan</a></td>"
+        "<td>2015</td></tr><!-- a comment --><tr><td>Cy Dunn</td><td>2019</td></tr></table>"
+        "</body></html>"
+    )
+    for page in (html, TRAILS):
+        pc = PageCandidates(sb.parse(page))
+        for query in ("staff", "Who joined in 2012?", "Which trails are near Baltimore?"):
+            view = pc.asked(query)
+            got = rerank.page_columns(view)
+            assert got.tobytes() == _reference_rows(view).tobytes()
+            if view is not pc:  # a query's cut lists, from the page's own count on
+                assert any(c.notes for c in view.candidates)
+                tail = rerank.page_columns(view, pc.page_count)
+                assert tail.tobytes() == _reference_rows(view, pc.page_count).tobytes()
+    assert rerank.page_columns(PageCandidates(sb.parse("<html><body></body></html>"))).shape == (
+        0,
+        len(rerank.PAGE_COLUMNS),
+    )

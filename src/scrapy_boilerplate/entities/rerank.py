@@ -38,7 +38,6 @@ from scrapy_boilerplate.entities.features import (
     Overlaps,
     query_style,
 )
-from scrapy_boilerplate.entities.pageindex import tag_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from scrapy_boilerplate.entities.extract import PageCandidates
@@ -87,7 +86,7 @@ def _entity_stats(entity: str) -> tuple[int, int, bool, bool, bool, bool, bool, 
     return (
         len(entity),
         len(entity.split()),
-        any(ch.isdigit() for ch in entity),
+        any(map(str.isdigit, entity)),
         _NAME_LIKE.match(entity) is not None,
         entity[:1].islower(),
         entity.endswith(":"),
@@ -99,12 +98,10 @@ def _entity_stats(entity: str) -> tuple[int, int, bool, bool, bool, bool, bool, 
 def _list_stats(entities: tuple[str, ...]) -> tuple[float, ...]:
     """The first eleven page columns of an entity list."""
     n = len(entities)
-    stats = [_entity_stats(e) for e in entities]
-    chars, words, digits, names, lower, colon, comma, upper = (
-        sum(c) for c in zip(*stats, strict=True)
-    )
+    stats = list(map(_entity_stats, entities))
+    chars, words, digits, names, lower, colon, comma, upper = map(sum, zip(*stats, strict=True))
     mean_words = words / n
-    spread = math.sqrt(sum((s[1] - mean_words) ** 2 for s in stats) / n)
+    spread = math.sqrt(sum([(s[1] - mean_words) ** 2 for s in stats]) / n)
     return (
         math.log(n),
         len(set(entities)) / n,
@@ -120,12 +117,10 @@ def _list_stats(entities: tuple[str, ...]) -> tuple[float, ...]:
     )
 
 
-_XFORM_ROWS = {x: tuple(float(x == y) for y in _XFORMS) for x in _XFORMS}
-_NO_XFORM = (0.0,) * len(_XFORMS)
-_TAG_ROWS = {t: tuple(float(t == y) for y in _TAGS) for t in _TAGS}
-
-
-_NO_FILTER = (0.0, 0.0, 0.0, 0.0)
+_COLUMN = {name: i for i, name in enumerate(PAGE_COLUMNS)}
+_XFORM_COLUMN = {x: _COLUMN[f"xform_{x or 'paper'}"] for x in _XFORMS}
+_TAG_COLUMN = {t: _COLUMN[f"tag_{t}"] for t in _TAGS}
+_TAG_CLASSES: dict[str, str] = {}  # a page's tag name -> its class (:func:`_tag_class`)
 
 
 def _filter_columns(notes: tuple[str, ...]) -> tuple[float, float, float, float]:
@@ -143,50 +138,75 @@ def _filter_columns(notes: tuple[str, ...]) -> tuple[float, float, float, float]
     )
 
 
-def _main_tag(nodes: Sequence[Any]) -> str:
-    """The most common tag class of a list's first 20 nodes (the first to reach it on ties)."""
-    tags = [_tag_class(tag_of(node)) for node in nodes[:20]]
-    if tags.count(tags[0]) == len(tags):
-        return tags[0]
-    return Counter(tags).most_common(1)[0][0]
+def _main_tag(tags: Sequence[str], nums: Sequence[int]) -> str:
+    """The most common tag class of a list's first 20 nodes (the first to reach it on
+    ties), read off the page's tag names (``tags``) by the nodes' numbers (``nums``)."""
+    classes = _TAG_CLASSES
+    found = []
+    for num in nums[:20]:
+        tag = tags[num]
+        cls = classes.get(tag)
+        if cls is None:
+            cls = classes[tag] = _tag_class(tag)
+        found.append(cls)
+    if found.count(found[0]) == len(found):
+        return found[0]
+    return Counter(found).most_common(1)[0][0]
 
 
 def page_columns(pc: PageCandidates, start: int = 0) -> np.ndarray:
     """The ``(candidates, len(PAGE_COLUMNS))`` float32 matrix of a page's candidates from
     the ``start``-th on. The lists under a heading are counted among the page's own
     candidates (``pc.page_count``, not a query's filtered lists), so that the page's rows
-    are the same whatever the query."""
+    are the same whatever the query. Filled column by column: a row of every column per
+    candidate made as many Python objects as the matrix has cells."""
     pages = max(len(pc.page.elements), 1)
     own = pc.page_count
     largest: dict[frozenset[str], int] = {}
     for cand, text in zip(pc.candidates[:own], pc.texts[:own], strict=True):
         largest[text.near] = max(largest.get(text.near, 0), len(cand.entities))
     under = Counter(t.near for t in pc.texts[:own])
+    cands = pc.candidates[start:]
+    texts = pc.texts[start:]
+    n = len(cands)
+    out = np.zeros((n, len(PAGE_COLUMNS)), dtype=np.float32)
+    if not n:
+        return out
     lists: dict[tuple[str, ...], tuple[float, ...]] = {}  # (a page's lists often repeat)
-    rows = []
-    for cand, text in zip(pc.candidates[start:], pc.texts[start:], strict=True):
+    stats = []
+    shares = []
+    for cand, text in zip(cands, texts, strict=True):
         entities = tuple(cand.entities)
-        stats = lists.get(entities)
-        if stats is None:
-            stats = lists[entities] = _list_stats(entities)
+        row = lists.get(entities)
+        if row is None:
+            row = lists[entities] = _list_stats(entities)
+        stats.append(row)
         top = max(largest.get(text.near, 0), len(entities))
-        rows.append(
-            (
-                *stats,
-                math.log(cand.count),
-                cand.first / pages,
-                *_XFORM_ROWS.get(cand.transform.replace("+section", ""), _NO_XFORM),
-                "section" in cand.transform,
-                *_TAG_ROWS[_main_tag(cand.nodes)],
-                len(entities) / top if top else 0.0,
-                math.log(max(under.get(text.near, 0), 1)),
-                bool(text.near),
-                bool(text.label),
-                len(cand.nodes) == 1,
-                *(_filter_columns(cand.notes) if cand.notes else _NO_FILTER),
-            )
-        )
-    return np.array(rows, dtype=np.float32).reshape(len(rows), len(PAGE_COLUMNS))
+        shares.append(len(entities) / top if top else 0.0)
+    out[:, : _COLUMN["log_predicates"]] = stats
+    out[:, _COLUMN["log_predicates"]] = [math.log(c.count) for c in cands]
+    out[:, _COLUMN["position"]] = [c.first / pages for c in cands]
+    rows = np.arange(n)
+    xforms = np.array(
+        [_XFORM_COLUMN.get(c.transform.replace("+section", ""), -1) for c in cands],
+        dtype=np.intp,
+    )
+    known = xforms >= 0
+    out[rows[known], xforms[known]] = 1.0
+    out[:, _COLUMN["xform_section"]] = ["section" in c.transform for c in cands]
+    tags = pc.page.tags  # (a part's first node list is the candidate's nodes' numbers)
+    out[rows, [_TAG_COLUMN[_main_tag(tags, parts[0][1])] for parts in pc.parts[start:]]] = 1.0
+    out[:, _COLUMN["share_of_heading_max"]] = shares
+    out[:, _COLUMN["log_lists_under_heading"]] = [
+        math.log(max(under.get(t.near, 0), 1)) for t in texts
+    ]
+    out[:, _COLUMN["has_heading"]] = [bool(t.near) for t in texts]
+    out[:, _COLUMN["has_label"]] = [bool(t.label) for t in texts]
+    out[:, _COLUMN["one_node"]] = [len(c.nodes) == 1 for c in cands]
+    noted = [i for i, c in enumerate(cands) if c.notes]
+    if noted:
+        out[noted, _COLUMN["filter_number"] :] = [_filter_columns(cands[i].notes) for i in noted]
+    return out
 
 
 def query_columns(pc: PageCandidates, query: str) -> np.ndarray:
