@@ -224,6 +224,47 @@ def test_the_tagger_gives_textblobs_tags_on_any_mix(text):
         assert entity_features._tagger()(text) == _textblob_tags(text)
 
 
+def test_the_copied_porter_stemmer_stems_as_nltks():
+    """:mod:`.porter` is NLTK's Porter stemmer copied (so that NLTK is not imported): the
+    same stems as NLTK's on every word of textblob's English lexicon, in lower case, in
+    title case and in capitals, and on words of every length from one letter."""
+    porter = pytest.importorskip("nltk.stem.porter")
+    from scrapy_boilerplate.entities.porter import PorterStemmer
+
+    ours, nltks = PorterStemmer(), porter.PorterStemmer()
+    loaded = entity_features._pattern_text()
+    assert loaded is not None
+    lines = (loaded[1] / "en-lexicon.txt").read_text(encoding="utf-8").splitlines()
+    words = [line.split()[0] for line in lines if line.strip() and not line.startswith(";")]
+    assert len(words) > 90000
+    words += ["a", "is", "sky", "skies", "dying", "flies", "dies", "spied", "died", "news",
+              "innings", "proceed", "generously", "allied", "analogi", "agreed"]  # fmt: skip
+    for word in words:
+        for form in (word, word.title(), word.upper()):
+            assert ours.stem(form) == nltks.stem(form), form
+    assert entity_features.word_stem("teaching") == "teach"
+    assert entity_features.text_stems("Locations located") == frozenset({"locat"})
+
+
+def test_the_entity_features_do_not_import_nltk_or_textblob():
+    """The tagger reads textblob's tokenizer and lexicon from their file, and the stemmer
+    is copied: a process that extracts entities imports neither package (NLTK's modules
+    cost a process a second, memory and every full garbage collection's time)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from scrapy_boilerplate.entities.extract import extract_entities\n"
+        "html = '<ul><li>Ann Lee</li><li>Bo Chan</li><li>Cy O\\'Dunn, Jr.</li></ul>'\n"
+        "result = extract_entities(html, 'Who are the staff?')\n"
+        "assert result.entities, result\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nltk', 'textblob')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
 def test_head_hole_when_the_first_sibling_is_not_selected():
     doc = sb.parse(TRAILS)
     rows = doc.root.xpath("//table[2]//tr")

@@ -21,15 +21,17 @@ header cell above a list's table column (:func:`header_names`, query-independent
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import chain
 from operator import itemgetter
+from pathlib import Path
 from typing import Any
 
 from scrapy_boilerplate.core import compiled as _compiled
@@ -274,6 +276,27 @@ LEVELS = tuple(f"A{k}:" for k in range(1, MAX_ANCESTOR_LEVELS + 1))
 # Denotation features
 
 
+def _pattern_text() -> tuple[Any, Path] | None:
+    """textblob's ``_text`` module (Pattern's tokenizer and lexicon, which import the
+    standard library only) and the folder of its English data files, or None without
+    textblob. The module is loaded from its file, without running the ``textblob``
+    package: that package imports NLTK, whose 1,200 modules add about a second to a
+    process's start, about 110 MB to its memory and their objects to every full pass of
+    the garbage collector (docs/entities.md, "How it stays fast")."""
+    spec = importlib.util.find_spec("textblob")
+    if spec is None or not spec.submodule_search_locations:  # pragma: no cover
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    source = importlib.util.spec_from_file_location(
+        "scrapy_boilerplate.entities._pattern_text", folder / "_text.py"
+    )
+    if source is None or source.loader is None:  # pragma: no cover
+        return None
+    module = importlib.util.module_from_spec(source)
+    source.loader.exec_module(module)
+    return module, folder / "en"
+
+
 @lru_cache(maxsize=1)
 def _tagger() -> Callable[[str], tuple[str, ...]]:
     """The tags of textblob's PatternTagger (Brill tagger of Pattern; its lexicon ships in
@@ -289,13 +312,25 @@ def _tagger() -> Callable[[str], tuple[str, ...]]:
     words of letters and digits skip, and which is given no contractions to split in a
     text without an apostrophe (every contraction it splits starts with one). The same
     tags as textblob's on the 317,624 entity strings of the entity datasets' pages."""
-    try:
-        from textblob import _text
-        from textblob.en import parser
-    except ImportError:  # pragma: no cover - textblob is a dependency
+    loaded = _pattern_text()
+    if loaded is None:  # pragma: no cover - textblob is a dependency
         return lambda text: tuple("NNP" if w[:1].isupper() else "NN" for w in text.split())
-
-    lexicon = parser.lexicon
+    _text, folder = loaded
+    # textblob.en's lexicon and the arguments its English parser's find_tokens passes
+    lexicon = _text.Lexicon(
+        path=str(folder / "en-lexicon.txt"),
+        morphology=str(folder / "en-morphology.txt"),
+        context=str(folder / "en-context.txt"),
+        entities=str(folder / "en-entities.txt"),
+        language="en",
+    )
+    find_tokens = partial(
+        _text.find_tokens,
+        punctuation=_text.PUNCTUATION,
+        abbreviations=_text.ABBREVIATIONS,
+        linebreak=r"\n{2,}",
+    )
+    contractions = _text.replacements
     no_contractions: dict[str, str] = {}
 
     @lru_cache(maxsize=STRING_CACHE_SIZE)
@@ -322,9 +357,9 @@ def _tagger() -> Callable[[str], tuple[str, ...]]:
             words = text.split(" ")
             return (_token_tag(words[0], True), *(_token_tag(w, False) for w in words[1:]))
         if "'" in text:
-            sentences = parser.find_tokens(text)
+            sentences = find_tokens(text, replace=contractions)
         else:
-            sentences = parser.find_tokens(text, replace=no_contractions)
+            sentences = find_tokens(text, replace=no_contractions)
         out: list[str] = []
         for sentence in sentences:
             tokens = sentence.split(" ")
@@ -399,13 +434,10 @@ def query_words(query: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def _stemmer() -> Callable[[str], str]:
-    """Porter's stemmer (NLTK's, pure Python and data-free; NLTK comes with textblob), so
-    that "teach" meets "Teaching" and "located" meets "Locations"; a plural-folding rule if
-    NLTK is missing."""
-    try:
-        from nltk.stem.porter import PorterStemmer
-    except ImportError:  # pragma: no cover - nltk comes with textblob
-        return lambda w: w[:-1] if len(w) > 3 and w.endswith("s") else w
+    """Porter's stemmer (NLTK's, copied into :mod:`.porter` so that NLTK is not imported), so
+    that "teach" meets "Teaching" and "located" meets "Locations"."""
+    from scrapy_boilerplate.entities.porter import PorterStemmer
+
     return PorterStemmer().stem
 
 
