@@ -8,7 +8,7 @@ and their objects to every full pass of Python's garbage collector. This module 
 standard library only.
 
 Copied from NLTK 3.10.4, ``nltk/stem/porter.py`` (https://www.nltk.org), under the Apache
-License, Version 2.0 (``PORTER_LICENSE.txt`` beside this file). Copyright (C) 2001-2024
+License, Version 2.0 (``PORTER_LICENSE.txt`` beside this file). Copyright (C) 2001-2026
 NLTK Project. Changes: the class no longer derives from NLTK's ``StemmerI`` interface, and
 the module's ``demo`` function and the imports it needed are left out. The stemming code
 is NLTK's, unchanged (the tests compare the two on many words).
