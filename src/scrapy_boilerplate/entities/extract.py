@@ -22,11 +22,11 @@ from scrapy_boilerplate.core.errors import UnsupportedInput
 from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.entities.derive import derive, group_pattern
 from scrapy_boilerplate.entities.features import (
-    QUERY_PARTS,
     Overlaps,
     PageIndex,
     Part,
     Query,
+    best_overlaps,
     context_of,
     denotation_names,
     header_names,
@@ -222,11 +222,7 @@ class PageCandidates:
         if last is None or last[0] != query:
             q = Query(query).on_page(self.texts)
             overlaps = query_overlaps(q, self.texts)
-            best = {  # (best_overlaps, read off the overlaps)
-                name: max((o[k] for o in overlaps), default=0.0)
-                for k, (name, _) in enumerate(QUERY_PARTS)
-            }
-            last = self._last_query = (query, q, best, overlaps)
+            last = self._last_query = (query, q, best_overlaps(overlaps), overlaps)
         return last
 
     def features(self, query: str) -> list[dict[str, float]]:

@@ -917,9 +917,7 @@ def styled(name: str) -> bool:
     return not name.startswith(_UNSTYLED)
 
 
-def best_overlaps(query: Query, texts: Sequence[ListText]) -> dict[str, float]:
-    """The highest overlap of each context part with ``query`` among a page's candidates."""
-    return {
-        name: max((query.context_overlap(getattr(t, attr)) for t in texts), default=0.0)
-        for name, attr in _PARTS
-    }
+def best_overlaps(overlaps: Sequence[Overlaps]) -> dict[str, float]:
+    """The highest overlap of each context part among a page's candidates, from their
+    :func:`query_overlaps`."""
+    return {name: max((o[k] for o in overlaps), default=0.0) for k, (name, _) in enumerate(_PARTS)}
