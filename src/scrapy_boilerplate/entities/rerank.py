@@ -120,7 +120,11 @@ def _list_stats(entities: tuple[str, ...]) -> tuple[float, ...]:
 _COLUMN = {name: i for i, name in enumerate(PAGE_COLUMNS)}
 _XFORM_COLUMN = {x: _COLUMN[f"xform_{x or 'paper'}"] for x in _XFORMS}
 _TAG_COLUMN = {t: _COLUMN[f"tag_{t}"] for t in _TAGS}
-_TAG_CLASSES: dict[str, str] = {}  # a page's tag name -> its class (:func:`_tag_class`)
+#: :func:`_tag_class` of every tag name with a class of its own (any other is ``other``):
+#: a fixed table, where a cache of the pages' names would grow with every made-up tag.
+_TAG_CLASSES = {
+    tag: _tag_class(tag) for tag in (*_TAGS, "h1", "h2", "h3", "h4", "h5", "h6", "strong")
+}
 
 
 def _filter_columns(notes: tuple[str, ...]) -> tuple[float, float, float, float]:
@@ -142,13 +146,7 @@ def _main_tag(tags: Sequence[str], nums: Sequence[int]) -> str:
     """The most common tag class of a list's first 20 nodes (the first to reach it on
     ties), read off the page's tag names (``tags``) by the nodes' numbers (``nums``)."""
     classes = _TAG_CLASSES
-    found = []
-    for num in nums[:20]:
-        tag = tags[num]
-        cls = classes.get(tag)
-        if cls is None:
-            cls = classes[tag] = _tag_class(tag)
-        found.append(cls)
+    found = [classes.get(tags[num], "other") for num in nums[:20]]
     if found.count(found[0]) == len(found):
         return found[0]
     return Counter(found).most_common(1)[0][0]
