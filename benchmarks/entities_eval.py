@@ -55,6 +55,7 @@ from harness.entities_data import (
     page_of,
     read_openweb,
     read_webqa,
+    read_wtq_questions,
     stable_share,
     template_groups,
 )
@@ -82,6 +83,12 @@ SPLITS = ("page", "template")
 #: its queries are page titles asking for the main table, and its headings' pairs lowered
 #: its cross-validated accuracy (docs/entities.md).
 HEADING_SETS = ("webqa-utopia-dev",)
+#: The part of a set (:func:`load`) that only trains: wikitablequestions-lists'
+#: WikiTableQuestions questions, each worded apart from every other, asked of pages that
+#: are not its test pages. Only those with a compatible candidate train (42 of 150): the
+#: log-linear model skips the others anyway, and holding their features would take
+#: gigabytes. Chosen by the grouped cross-validation (docs/entities.md).
+QUESTIONS = "questions"
 #: The log-linear model's training settings (:func:`scrapy_boilerplate.entities.model.train`):
 #: AdaGrad's step, the L2 penalty λ and the passes, as the shipped model was trained.
 STEP = 0.03
@@ -101,13 +108,19 @@ def load(data: Path) -> tuple[dict[str, dict[str, list[Example]]], dict[str, str
     group are both held out (CRC-32 of each, 30 %) and a training example's are both
     kept (the examples of a held-out page with a kept template, or the reverse, are in
     neither). wikitablequestions-lists keeps its own split by page in both (its queries
-    are page titles: 17 of its 62 test queries share a template with a training one)."""
+    are page titles: 17 of its 62 test queries share a template with a training one).
+    Its part ``questions`` (:data:`QUESTIONS`) holds the set's WikiTableQuestions questions
+    (:func:`~harness.entities_data.read_wtq_questions`) that are not asked of one of its
+    test pages: more training examples for both splits, never evaluated."""
     sets: dict[str, dict[str, list[Example]]] = {}
     wtq = data / "wikitablequestions-lists"
     if (wtq / "lists.train.json").exists():
         train, test = read_openweb(wtq / "lists.train.json"), read_openweb(wtq / "lists.test.json")
+        held_out = {ex.page for ex in test}
+        questions = [q for q in read_wtq_questions(wtq) if q.page not in held_out]
         sets["wikitablequestions-lists"] = {
-            "train": train, "test": test, "train@template": train, "test@template": test
+            "train": train, "test": test, "train@template": train, "test@template": test,
+            "questions": questions,
         }  # fmt: skip
     webqa = data / "webqa-utopia-dev"
     if (webqa / "examples.jsonl").exists():
@@ -184,10 +197,11 @@ def main(argv: list[str] | None = None) -> int:
         "--without",
         action="append",
         default=[],
-        choices=("derived", "filtered", "headings", "styles", "ranker"),
+        choices=("derived", "filtered", "headings", "questions", "styles", "ranker"),
         help="leave out a part (for the cross-validation of each): the derived candidates, "
         "the lists the question's words cut out of the page's (filtered), "
-        "the question-list pairs read off the training pages' headings, the weights per "
+        "the question-list pairs read off the training pages' headings, "
+        "wikitablequestions-lists' WikiTableQuestions questions, the weights per "
         "query style, the re-ranker over dense features",
     )
     ap.add_argument(
@@ -232,16 +246,21 @@ def main(argv: list[str] | None = None) -> int:
     ranked = "ranker" not in args.without
     filters = "filtered" not in args.without
 
-    def asked(ex: Example) -> PageCandidates:
+    def asked(ex: Example, keep: bool = True) -> PageCandidates:
         """The candidates ``ex``'s question is ranked among (``rank`` does the same with
-        a model trained with filtered lists)."""
-        pc = candidates_of(ex)
+        a model trained with filtered lists); ``keep=False``: the page's candidates are
+        made for this question alone, not kept (a training-only question's page, which
+        no test example asks of: holding every page's candidates to the end is what
+        fills the memory)."""
+        pc = candidates_of(ex) if keep else PageCandidates(
+            sb.parse(ex.html()), k=args.k, derived="derived" not in args.without
+        )  # fmt: skip
         return pc.asked(ex.query) if filters else pc
 
-    def training_page(ex: Example) -> TrainingPage:
+    def training_page(ex: Example, keep: bool = True) -> TrainingPage:
         key = f"{ex.source}/{ex.id}"
         if key not in featurised:
-            pc = asked(ex)
+            pc = asked(ex, keep)
             ok = [compatible(c.entities, ex) for c in pc.candidates]
             style = query_style(ex.query) if styles else None
             featurised[key] = TrainingPage(pc.features(ex.query), pc.counts(), ok, style)
@@ -267,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         patterns: Counter[tuple[str, ...]] = Counter()
         n_train = 0
         n_headings = 0
+        n_questions = 0
         for name, parts in sets.items():
             examples = parts["train" + part][: args.limit or None]
             n_train += len(examples)
@@ -282,6 +302,13 @@ def main(argv: list[str] | None = None) -> int:
                 for c, good in zip(asked(ex).candidates, page.compatible, strict=True):
                     if good:
                         patterns.update(suffix_pattern(p) for p in c.predicates)
+            for ex in training_questions(parts, args):  # (not the baseline's patterns)
+                page = training_page(ex, keep=False)
+                if any(page.compatible):  # (see QUESTIONS)
+                    training.append(page)
+                    n_questions += 1
+                else:  # its features are never read: free them
+                    page.features.clear()
         t0 = time.perf_counter()
         model = train(training, step=args.step, l2=args.l2, passes=args.passes)
         model.meta["filtered"] = filters  # (rank cuts the question's lists out, as trained)
@@ -289,17 +316,24 @@ def main(argv: list[str] | None = None) -> int:
             booster = fit([matrices[id(p)] for p in training], [p.compatible for p in training])
             model.meta["ranker"] = ranker_data(booster, BETA, SIZE)
         train_s = time.perf_counter() - t0
-        print(f"split by {split}: trained on {n_train} examples and {n_headings} heading "
-              f"questions in {train_s:.1f} s", flush=True)  # fmt: skip
+        print(f"split by {split}: trained on {n_train} examples, {n_questions} "
+              f"WikiTableQuestions questions and {n_headings} heading questions in "
+              f"{train_s:.1f} s", flush=True)  # fmt: skip
         model.meta.update(
             train_examples=n_train,
             heading_questions=n_headings,
+            wtq_questions=n_questions,
             train_sets={n: len(s["train" + part][: args.limit or None]) for n, s in sets.items()},
             split=split,
             command=f"python benchmarks/entities_eval.py --save --step {args.step}",
             k=args.k,
         )
-        results = {"train_examples": n_train, "train_seconds": train_s, "sets": {}}
+        results = {
+            "train_examples": n_train,
+            "wtq_questions": n_questions,
+            "train_seconds": train_s,
+            "sets": {},
+        }
         for name, parts in sets.items():
             examples = parts["test" + part][: args.limit or None]
             res = evaluate(examples, model, patterns, candidates_of, page_seconds)
@@ -360,6 +394,7 @@ def report_lines(report: dict[str, Any]) -> list[str]:
             )
     page_tr = report["splits"]["page"]["train_examples"]
     tmpl_tr = report["splits"]["template"]["train_examples"]
+    questions = report["splits"]["template"].get("wtq_questions", 0)
     return [
         "# Zero-shot entity extraction",
         "",
@@ -369,7 +404,13 @@ def report_lines(report: dict[str, Any]) -> list[str]:
         "seen in training. **template**: pages and question templates both held out "
         "(30 % of each, CRC-32; a test question is never seen in training; "
         f"{tmpl_tr} training examples): the honest figure for unseen questions, and the "
-        "shipped model's. wikitablequestions-lists keeps its own split by page in both.",
+        "shipped model's. wikitablequestions-lists keeps its own split by page in both"
+        + (
+            f"; both splits' models also train on {questions} of its WikiTableQuestions "
+            "questions (not asked of its test pages, never evaluated)."
+            if questions
+            else "."
+        ),
         "",
         "| split | set (test) | examples | accuracy (examples) | accuracy, 95 % interval | "
         "accuracy@5 | oracle | accuracy / oracle | baseline accuracy (examples) | "
@@ -392,6 +433,14 @@ def report_lines(report: dict[str, Any]) -> list[str]:
 def with_headings(name: str, args: Any) -> bool:
     """Whether set ``name``'s training pages give heading questions in this run."""
     return name in HEADING_SETS and "headings" not in args.without
+
+
+def training_questions(parts: dict[str, list[Example]], args: Any) -> list[Example]:
+    """A set's examples that only train (:data:`QUESTIONS`), unless ``--without
+    questions``."""
+    if "questions" in args.without:
+        return []
+    return parts.get(QUESTIONS, [])[: args.limit or None]
 
 
 def heading_training(pc: PageCandidates, styles: bool = True) -> list[tuple[str, TrainingPage]]:
@@ -539,10 +588,13 @@ FOLDS = 4
 def cv_fold(ex: Example, groups: dict[str, str]) -> tuple[int, int]:
     """An example's (template fold, page fold): CRC-32 of its template group and of its
     page, each mod :data:`FOLDS` (a salt apart from the test split's hash)."""
-    return (
-        stable_share("cv/" + groups[ex.id]) % FOLDS,
-        stable_share("cv/" + page_of(ex)) % FOLDS,
-    )
+    return stable_share("cv/" + groups[ex.id]) % FOLDS, cv_fold_page(ex)
+
+
+def cv_fold_page(ex: Example) -> int:
+    """An example's page fold (:func:`cv_fold`): a cell that scores a page's examples
+    trains on nothing asked of that page."""
+    return stable_share("cv/" + page_of(ex)) % FOLDS
 
 
 def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> int:
@@ -552,9 +604,10 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
     template nor a page of its training side). With ``--cv-cells`` every cell ``(t, p)``
     of template fold and page fold gets its own model, trained on the examples of neither
     fold ``t`` nor fold ``p``, so that every example is scored (about four times as many
-    as the diagonal's). A page's heading questions train the models its page trains
-    (they are never scored). Prints accuracy and oracle per set and seed (``--seeds``),
-    and the mean over the seeds."""
+    as the diagonal's). A page's heading questions train the models its page trains,
+    and so do the WikiTableQuestions questions (:data:`QUESTIONS`; neither is scored).
+    Prints accuracy and oracle per set and seed (``--seeds``), and the mean over the
+    seeds."""
     examples = [(name, ex) for name, parts in sets.items()
                 for ex in parts["train@template"][: args.limit or None]]  # fmt: skip
     examples.sort(key=lambda t: str(t[1].page))  # (one page's candidates in memory at a time)
@@ -579,6 +632,18 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
         style = query_style(ex.query) if styles else None
         rows.append((name, ties, TrainingPage(pc.features(ex.query), pc.counts(), ok, style)))
         folds.append(fold)
+    for parts in sets.values():  # training only, on their pages' folds
+        for ex in training_questions(parts, args):
+            pc = PageCandidates(sb.parse(ex.html()), k=args.k,
+                                derived="derived" not in args.without)  # fmt: skip
+            if "filtered" not in args.without:
+                pc = pc.asked(ex.query)
+            ok = [compatible(c.entities, ex) for c in pc.candidates]
+            if not any(ok):
+                continue
+            style = query_style(ex.query) if styles else None
+            rows.append(("", [], TrainingPage(pc.features(ex.query), pc.counts(), ok, style)))
+            folds.append((-1, cv_fold_page(ex)))
     cells = (
         [(t, p) for t in range(FOLDS) for p in range(FOLDS)]
         if args.cv_cells

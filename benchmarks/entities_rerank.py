@@ -2,6 +2,7 @@
 to the log-linear model on questions never seen, by grouped cross-validation.
 
     python benchmarks/entities_rerank.py [--data datasets] [--seeds 0 1 2] [--without-filtered]
+        [--without-questions]
         [--out DIR]
 
 On the template split's training parts only (the test parts are not read), the grouped
@@ -27,7 +28,9 @@ seed's figures differ from ``--cv``'s by the order's noise). Beside it, per cell
 
 Each example is ranked among its page's candidates and the lists its question cuts out
 of them (``PageCandidates.asked``), as the shipped model ranks them;
-``--without-filtered`` ranks the page's candidates alone.
+``--without-filtered`` ranks the page's candidates alone. wikitablequestions-lists'
+WikiTableQuestions questions (``entities_eval.QUESTIONS``) train every cell but those of
+their page's fold and are never scored; ``--without-questions`` leaves them out.
 
 Prints accuracy (the top list is compatible) and oracle per set, seed and variant, and
 writes DIR/entities_rerank.md with ``--out DIR``. Needs LightGBM (the ``train`` extra).
@@ -47,7 +50,17 @@ from typing import Any
 import numpy as np
 
 import scrapy_boilerplate as sb
-from entities_eval import FOLDS, HEADING_SETS, L2, PASSES, STEP, cv_fold, load
+from entities_eval import (
+    FOLDS,
+    HEADING_SETS,
+    L2,
+    PASSES,
+    QUESTIONS,
+    STEP,
+    cv_fold,
+    cv_fold_page,
+    load,
+)
 from harness.entities_data import HEADING_WEIGHT, compatible, heading_questions, missing_message
 from harness.output import add_out, write_reports
 from scrapy_boilerplate.entities.extract import PageCandidates, cuts_of
@@ -147,10 +160,12 @@ def train_ranker(rows: list[Row], seed: int) -> Any:
     return fit([r.dense for r in rows], [r.ok for r in rows], seed=seed)
 
 
-def featurise(data: Path, filtered: bool = True) -> tuple[list[Row], int]:
+def featurise(data: Path, filtered: bool = True, questions: bool = True) -> tuple[list[Row], int]:
     """Every example of the template split's training parts (and the heading questions of
     its pages) as a :class:`Row`; ``filtered``: with the lists its question's words cut
-    out of the page's (``PageCandidates.asked``), as the shipped model ranks them."""
+    out of the page's (``PageCandidates.asked``), as the shipped model ranks them;
+    ``questions``: with wikitablequestions-lists' WikiTableQuestions questions, which
+    train the cells of other pages' folds and are never scored (``entities_eval.QUESTIONS``)."""
     sets, groups = load(data)
     vocab: dict[str, int] = {}
     rows: list[Row] = []
@@ -171,6 +186,13 @@ def featurise(data: Path, filtered: bool = True) -> tuple[list[Row], int]:
                 pc = pc.asked(ex.query)
             ok = [compatible(c.entities, ex) for c in pc.candidates]
             rows.append(Row(name, True, fold, ex.query, pc, ok, 1.0, vocab))
+        for ex in parts.get(QUESTIONS, []) if questions else []:  # training only
+            pc = PageCandidates(sb.parse(ex.html()))
+            if filtered:
+                pc = pc.asked(ex.query)
+            ok = [compatible(c.entities, ex) for c in pc.candidates]
+            if any(ok):  # (as entities_eval trains them)
+                rows.append(Row(name, False, (-1, cv_fold_page(ex)), ex.query, pc, ok, 1.0, vocab))
         print(f"{name}: featurised in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return rows, len(vocab)  # (the style copies are in the vocabulary)
 
@@ -185,12 +207,19 @@ def main(argv: list[str] | None = None) -> int:
         help="rank the page's own candidates only, without the lists the question's words "
         "cut out of them",
     )
+    ap.add_argument(
+        "--without-questions",
+        action="store_true",
+        help="train without wikitablequestions-lists' WikiTableQuestions questions",
+    )
     add_out(ap, "entities_rerank.md")
     args = ap.parse_args(argv)
     if not (args.data / "webqa-utopia-dev").is_dir():
         print(missing_message(args.data), file=sys.stderr)
         return 1
-    rows, size = featurise(args.data, filtered=not args.without_filtered)
+    rows, size = featurise(
+        args.data, filtered=not args.without_filtered, questions=not args.without_questions
+    )
     hits: dict[tuple[str, str], list[float]] = {}
     oracle: dict[str, float] = {}
     for seed in args.seeds:

@@ -11,7 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import scrapy_boilerplate as sb
-from harness.entities_data import compatible, near_match, read_openweb, read_webqa
+from harness.entities_data import (
+    compatible,
+    near_match,
+    read_openweb,
+    read_webqa,
+    read_wtq_questions,
+)
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.entities import features as entity_features
 from scrapy_boilerplate.entities.extract import PageCandidates, extract_entities
@@ -51,6 +57,41 @@ def test_readers(tmp_path):
     (tmp_path / "examples.jsonl").write_text(json.dumps(row) + "\n")
     (wq,) = read_webqa(tmp_path)
     assert wq.criteria[1] == ("Hilton Area", "Hilton")
+
+
+def test_wtq_questions_train_but_never_on_a_test_page(tmp_path):
+    from entities_eval import QUESTIONS, load
+
+    folder = tmp_path / "wikitablequestions-lists"
+    (folder / "pages").mkdir(parents=True)
+    for page in ("p1", "p2"):
+        (folder / "pages" / f"{page}.html").write_text(TRAILS)
+    for split, page in (("train", "p1"), ("test", "p2")):
+        data = {
+            "options": {"pageFile": "pages/{page_id}.html"},
+            "data": [{"id": f"l-{page}", "page_id": page, "query": "trails",
+                      "entities": ["Avalon Super Loop", "Hilton Area", "Wildlands Loop"]}],
+        }  # fmt: skip
+        (folder / f"lists.{split}.json").write_text(json.dumps(data))
+    rows = [
+        {"id": "nt-1", "utterance": "which trails are loops?", "page_id": "p1",
+         "target_values": ["Avalon Super Loop", "Avalon Loop", "Wildlands Loop"]},
+        {"id": "nt-2", "utterance": "which trails are on the test page?", "page_id": "p2",
+         "target_values": ["Avalon Super Loop", "Hilton Area", "Wildlands Loop"]},
+        {"id": "nt-3", "utterance": "one value only?", "page_id": "p1",
+         "target_values": ["Hilton Area"]},
+    ]  # fmt: skip
+    (folder / "wtq_list_questions.jsonl").write_text("\n".join(map(json.dumps, rows)) + "\n")
+    (q1, q2) = read_wtq_questions(folder)  # (a one-value answer is no list)
+    assert q1.query == "which trails are loops?" and q1.source == "wtq-questions"
+    assert q1.criteria == (("Avalon Super Loop",), ("Avalon Loop",), ("Wildlands Loop",))
+    assert "Avalon" in q1.html() and q2.page.stem == "p2"
+    sets, _ = load(tmp_path)
+    wtq = sets["wikitablequestions-lists"]
+    # the question asked of the test page p2 trains neither split
+    assert [q.id for q in wtq[QUESTIONS]] == ["nt-1"]
+    assert {ex.page.stem for ex in wtq["test"]} == {"p2"}
+    assert read_wtq_questions(tmp_path) == []  # no file, no questions
 
 
 def test_recipe_histogram_features():

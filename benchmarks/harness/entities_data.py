@@ -101,6 +101,39 @@ def read_webqa(folder: str | Path) -> list[Example]:
     return out
 
 
+def read_wtq_questions(folder: str | Path) -> list[Example]:
+    """wikitablequestions-lists' ``wtq_list_questions.jsonl``: WikiTableQuestions' own
+    questions whose answer is a list of three items or more, asked of the set's pages
+    ("which movies were number 1 for at least two consecutive weeks?"). The criteria are
+    the answer's first, second and last values in the dataset's order. Every question
+    is worded apart from the others, so they are questions of templates the list
+    examples never use; only a training signal here (see ``entities_eval.load``)."""
+    folder = Path(folder)
+    path = folder / "wtq_list_questions.jsonl"
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        values = [str(v) for v in row.get("target_values") or []]
+        if len(values) < 2:
+            continue
+        out.append(
+            Example(
+                id=str(row["id"]),
+                query=row["utterance"],
+                page=folder / "pages" / f"{row['page_id']}.html",
+                criteria=((values[0],), (values[1],), (values[-1],)),
+                entities=values,
+                source="wtq-questions",
+                title=str(row.get("page_title") or ""),
+            )
+        )
+    return out
+
+
 def page_of(example: Example) -> str:
     """The page id an example belongs to (splits are made by page)."""
     return example.page.stem
