@@ -120,7 +120,7 @@ def load(data: Path) -> tuple[dict[str, dict[str, list[Example]]], dict[str, str
         questions = [q for q in read_wtq_questions(wtq) if q.page not in held_out]
         sets["wikitablequestions-lists"] = {
             "train": train, "test": test, "train@template": train, "test@template": test,
-            "questions": questions,
+            QUESTIONS: questions,
         }  # fmt: skip
     webqa = data / "webqa-utopia-dev"
     if (webqa / "examples.jsonl").exists():
@@ -231,9 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     def candidates_of(ex: Example) -> PageCandidates:
         if ex.page not in pages:
             t0 = time.perf_counter()
-            pages[ex.page] = PageCandidates(
-                sb.parse(ex.html()), k=args.k, derived="derived" not in args.without
-            )
+            pages[ex.page] = page_candidates(ex, args)
             page_seconds[ex.page] = time.perf_counter() - t0
         return pages[ex.page]
 
@@ -252,9 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         made for this question alone, not kept (a training-only question's page, which
         no test example asks of: holding every page's candidates to the end is what
         fills the memory)."""
-        pc = candidates_of(ex) if keep else PageCandidates(
-            sb.parse(ex.html()), k=args.k, derived="derived" not in args.without
-        )  # fmt: skip
+        pc = candidates_of(ex) if keep else page_candidates(ex, args)
         return pc.asked(ex.query) if filters else pc
 
     def training_page(ex: Example, keep: bool = True) -> TrainingPage:
@@ -433,6 +429,12 @@ def report_lines(report: dict[str, Any]) -> list[str]:
 def with_headings(name: str, args: Any) -> bool:
     """Whether set ``name``'s training pages give heading questions in this run."""
     return name in HEADING_SETS and "headings" not in args.without
+
+
+def page_candidates(ex: Example, args: Any) -> PageCandidates:
+    """The candidates of ``ex``'s page as this run makes them (``--k``, ``--without
+    derived``)."""
+    return PageCandidates(sb.parse(ex.html()), k=args.k, derived="derived" not in args.without)
 
 
 def training_questions(parts: dict[str, list[Example]], args: Any) -> list[Example]:
@@ -618,8 +620,7 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
     for name, ex in examples:
         fold = cv_fold(ex, groups)
         if ex.page not in current:
-            current = {ex.page: PageCandidates(sb.parse(ex.html()), k=args.k,
-                                               derived="derived" not in args.without)}  # fmt: skip
+            current = {ex.page: page_candidates(ex, args)}
             if with_headings(name, args):
                 for _, page in heading_training(current[ex.page], styles):
                     rows.append(("", [], page))  # (training only, on its page's folds)
@@ -634,8 +635,7 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
         folds.append(fold)
     for parts in sets.values():  # training only, on their pages' folds
         for ex in training_questions(parts, args):
-            pc = PageCandidates(sb.parse(ex.html()), k=args.k,
-                                derived="derived" not in args.without)  # fmt: skip
+            pc = page_candidates(ex, args)
             if "filtered" not in args.without:
                 pc = pc.asked(ex.query)
             ok = [compatible(c.entities, ex) for c in pc.candidates]
