@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -682,3 +683,21 @@ def test_scores_read_the_level_and_category_tables_as_the_feature_names():
     assert scores[i] == 2.0 * pc.denotation[i].count(first)
     for score, names in zip(scores, pc.denotation, strict=True):
         assert score == 2.0 * names.count(first)
+
+
+def test_training_features_share_their_names():
+    """A training set holds every example's features at once: each name is one string,
+    shared by every candidate and page that has the feature, and the features are the
+    same as the candidates' parts make them, in the same order."""
+    pc = PageCandidates(sb.parse(TRAILS))
+    first, again = pc.features("hiking trails"), pc.features("hiking trails")
+    assert len(first) > 1
+    for feats, other in zip(first, again, strict=True):
+        assert list(feats.items()) == list(other.items())
+        assert all(name is sys.intern(name) for name in feats)
+        assert all(a is b for a, b in zip(feats, other, strict=True))
+        base = pc.base_features(first.index(feats))
+        assert [k for k in feats if k in base] == list(base)
+    shared = set.intersection(*(set(f) for f in first))
+    name = next(iter(shared))
+    assert len({id(k) for f in first for k in f if k == name}) == 1

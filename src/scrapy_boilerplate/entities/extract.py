@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from itertools import repeat
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 from scrapy_boilerplate.core.deadline import check
@@ -226,7 +227,10 @@ class PageCandidates:
         return last
 
     def features(self, query: str) -> list[dict[str, float]]:
-        """Every candidate's features for ``query`` (the training's input)."""
+        """Every candidate's features for ``query`` (the training's input). The names are
+        interned (:func:`sys.intern`): a training set holds every example's features at
+        once, and the same names recur across the candidates of a page and across pages,
+        each made anew by joining a level's prefix to a node name."""
         category = self.page_query(query)[0].category
         out = []
         for i, feats in enumerate(self._query_features(query)):
@@ -234,7 +238,7 @@ class PageCandidates:
             base.update(feats)
             for name in query_denotation_names(category, self.denotation[i]):
                 base[name] = 1.0
-            out.append(base)
+            out.append({intern(name): value for name, value in base.items()})
         return out
 
     def _query_features(self, query: str) -> list[dict[str, float]]:
