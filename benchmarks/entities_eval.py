@@ -69,7 +69,7 @@ from scrapy_boilerplate.entities.extract import (
 )
 from scrapy_boilerplate.entities.features import query_style
 from scrapy_boilerplate.entities.filtered import Records, filtered
-from scrapy_boilerplate.entities.model import TrainingPage, train
+from scrapy_boilerplate.entities.model import PackedTrainingPage, TrainingPage, train
 from scrapy_boilerplate.entities.pageindex import PageIndex
 from scrapy_boilerplate.entities.predicates import ANY, Predicate, generate
 from scrapy_boilerplate.entities.rerank import BETA, SIZE, dense, fit, ranker_data
@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
             pc = asked(ex, keep)
             ok = [compatible(c.entities, ex) for c in pc.candidates]
             style = query_style(ex.query) if styles else None
-            featurised[key] = TrainingPage(pc.features(ex.query), pc.counts(), ok, style)
+            featurised[key] = PackedTrainingPage(pc.features(ex.query), pc.counts(), ok, style)
             if ranked:
                 matrices[id(featurised[key])] = dense(pc, ex.query)
         return featurised[key]
@@ -267,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     def heading_pages(ex: Example) -> list[TrainingPage]:
         if ex.page not in headings:
             pc = candidates_of(ex)
-            asked = heading_training(pc, styles)
+            asked = [(q, packed(page)) for q, page in heading_training(pc, styles)]
             headings[ex.page] = [page for _, page in asked]
             if ranked:
                 for q, page in asked:
@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
                     training.append(page)
                     n_questions += 1
                 else:  # its features are never read: free them
-                    page.features.clear()
+                    page.features = []
         t0 = time.perf_counter()
         model = train(training, step=args.step, l2=args.l2, passes=args.passes)
         model.meta["filtered"] = filters  # (rank cuts the question's lists out, as trained)
@@ -453,6 +453,14 @@ def heading_training(pc: PageCandidates, styles: bool = True) -> list[tuple[str,
         style = query_style(q) if styles else None
         out.append((q, TrainingPage(pc.features(q), pc.counts(), ok, style, HEADING_WEIGHT)))
     return out
+
+
+def packed(page: TrainingPage) -> PackedTrainingPage:
+    """``page`` with its features packed (:class:`PackedTrainingPage`): ``--save`` holds
+    every training example's features until both splits are trained; the
+    cross-validation, which trains hundreds of models on the same examples, keeps its
+    dicts rather than make them again at every pass."""
+    return PackedTrainingPage(page.features, page.counts, page.compatible, page.style, page.weight)
 
 
 def evaluate(

@@ -23,7 +23,7 @@ from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.entities import features as entity_features
 from scrapy_boilerplate.entities.extract import PageCandidates, extract_entities
 from scrapy_boilerplate.entities.features import PageIndex, _holes, recipe, word_shape
-from scrapy_boilerplate.entities.model import Model, TrainingPage, train
+from scrapy_boilerplate.entities.model import Model, PackedTrainingPage, TrainingPage, train
 from test_entities_predicates import TRAILS
 
 
@@ -701,3 +701,33 @@ def test_training_features_share_their_names():
     shared = set.intersection(*(set(f) for f in first))
     name = next(iter(shared))
     assert len({id(k) for f in first for k in f if k == name}) == 1
+
+
+def test_packed_training_pages_train_the_same_weights():
+    """A packed page gives back its features' dicts, names, values and order unchanged,
+    and a model trained on packed pages has the same weights, to the bit."""
+    pc = PageCandidates(sb.parse(TRAILS))
+    names = ["Avalon Super Loop", "Hilton Area", "Avalon Loop", "Wildlands Loop"]
+    ok = [c.entities == names for c in pc.candidates]
+    pages = []
+    for query, style in (("hiking trails", None), ("which trails are near baltimore?", "question")):
+        feats = pc.features(query)
+        feats[0] = {**feats[0], "REAL": 0.25}  # (a value other than 1 is kept as it is)
+        pages.append(TrainingPage(feats, pc.counts(), ok, style, 0.5))
+    packed = [
+        PackedTrainingPage(p.features, p.counts, p.compatible, p.style, p.weight) for p in pages
+    ]
+    for page, other in zip(pages, packed, strict=True):
+        assert [list(f.items()) for f in other.features] == [list(f.items()) for f in page.features]
+        assert (other.counts, other.compatible, other.style, other.weight) == (
+            page.counts,
+            page.compatible,
+            page.style,
+            page.weight,
+        )
+    assert any(values is None for _, values in packed[0]._packed)
+    assert packed[0]._packed[0][1] is not None
+    plain, again = train(pages * 2, seed=3), train(packed * 2, seed=3)
+    assert plain.weights and list(plain.weights.items()) == list(again.weights.items())
+    packed[0].features = []
+    assert packed[0].features == []

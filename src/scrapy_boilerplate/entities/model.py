@@ -61,6 +61,30 @@ class TrainingPage:
     weight: float = 1.0
 
 
+class PackedTrainingPage(TrainingPage):
+    """A :class:`TrainingPage` that keeps its features packed: per candidate the tuple of
+    its feature names and the tuple of their values, or ``None`` where every value is 1
+    (most features are indicators). A training set holds every example's features at
+    once, and a dict costs several times the two tuples; :attr:`features` gives the dicts
+    again, with the same names, values and order, each time it is read (:func:`train`
+    reads a page's once a pass, so it trains on the same floats)."""
+
+    @property
+    def features(self) -> list[Features]:
+        return [
+            dict.fromkeys(names, 1.0) if values is None else dict(zip(names, values, strict=True))
+            for names, values in self._packed
+        ]
+
+    @features.setter
+    def features(self, features: list[Features]) -> None:
+        packed: list[tuple[tuple[str, ...], tuple[float, ...] | None]] = []
+        for feats in features:
+            values = tuple(feats.values())
+            packed.append((tuple(feats), None if all(v == 1.0 for v in values) else values))
+        self._packed = packed
+
+
 @dataclass
 class Model:
     """Weights by feature name (plain JSON in the package)."""
