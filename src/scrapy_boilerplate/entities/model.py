@@ -65,8 +65,8 @@ class PackedTrainingPage(TrainingPage):
     """A :class:`TrainingPage` that keeps its features packed: per candidate the tuple of
     its feature names and the tuple of their values, or ``None`` where every value is 1
     (most features are indicators). A training set holds every example's features at
-    once, and a dict's hash table costs more than the two tuples (``entities_eval.py
-    --save`` peaked at 6.9 GB instead of 10.4 with them); :attr:`features` gives the dicts
+    once, and a dict's hash table costs more than the two tuples (docs/entities.md,
+    "Training's memory", measures it); :attr:`features` gives the dicts
     again, with the same names, values and order, each time it is read (:func:`train`
     reads a page's once a pass, so it trains on the same floats)."""
 
