@@ -254,11 +254,16 @@ def main(argv: list[str] | None = None) -> int:
         return pc.asked(ex.query) if filters else pc
 
     def training_page(ex: Example, keep: bool = True) -> TrainingPage:
+        """``ex`` featurised, once; a training-only question's page (``keep=False``)
+        without any compatible candidate is not featurised: nothing trains on it."""
         key = f"{ex.source}/{ex.id}"
         if key not in featurised:
             pc = asked(ex, keep)
             ok = [compatible(c.entities, ex) for c in pc.candidates]
             style = query_style(ex.query) if styles else None
+            if not keep and not any(ok):
+                featurised[key] = TrainingPage([], pc.counts(), ok, style)
+                return featurised[key]
             featurised[key] = PackedTrainingPage(pc.features(ex.query), pc.counts(), ok, style)
             if ranked:
                 matrices[id(featurised[key])] = dense(pc, ex.query)
@@ -303,8 +308,6 @@ def main(argv: list[str] | None = None) -> int:
                 if any(page.compatible):  # (see QUESTIONS)
                     training.append(page)
                     n_questions += 1
-                else:  # its features are never read: free them
-                    page.features = []
         t0 = time.perf_counter()
         model = train(training, step=args.step, l2=args.l2, passes=args.passes)
         model.meta["filtered"] = filters  # (rank cuts the question's lists out, as trained)
