@@ -61,6 +61,7 @@ from harness.entities_data import (
 )
 from harness.output import add_out, write_reports
 from scrapy_boilerplate.entities.derive import derive, group_pattern
+from scrapy_boilerplate.entities.distinct import distinct_lists
 from scrapy_boilerplate.entities.extract import (
     DEFAULT_MODEL,
     MAX_ENTITY_CHARS,
@@ -526,7 +527,7 @@ def oracle_causes(sets: dict[str, dict[str, list[Example]]], args: Any) -> int:
     (printed, and written to DIR/entities_oracle.md with ``--out DIR``)."""
     lines = [
         "| set (training part) | cause | paper's candidates | of them found with ours "
-        "| with ours | with ours and the question's cut lists |",
+        "| with ours | with ours and the question's lists |",
         "| --- | --- | ---: | ---: | ---: | ---: |",
     ]
     sizes = []
@@ -554,6 +555,8 @@ def oracle_causes(sets: dict[str, dict[str, list[Example]]], args: Any) -> int:
             records = Records(index)  # (what PageCandidates.asked adds)
             pattern = partial(group_pattern, index, root=doc.body, memo={})
             cuts = filtered(ours, index, records, records.terms(ex.query), pattern)
+            if query_style(ex.query) == "question":  # (what asked adds besides the cuts)
+                cuts += distinct_lists(ours + cuts)
             last = miss_cause(ex, [c.entities for c in ours + cuts], texts, texts[0])
             cut[last] += 1
             if args.verbose and last != "found":
@@ -584,9 +587,10 @@ def oracle_causes(sets: dict[str, dict[str, list[Example]]], args: Any) -> int:
         "candidates (lists read inside elements' text, cut at headings, ...: "
         "`scrapy_boilerplate/entities/derive.py`). The last column classifies again with "
         "ours (a derived list is not an element's text, so an example it recovers leaves "
-        "its cause's row for `found`), and the next with ours and the lists the example's "
-        "question cuts out of them (`scrapy_boilerplate/entities/filtered.py`, what "
-        "`PageCandidates.asked` adds).",
+        "its cause's row for `found`), and the next with ours and the lists a question "
+        "adds (what `PageCandidates.asked` adds): the lists its words cut out of ours "
+        "(`scrapy_boilerplate/entities/filtered.py`) and the distinct values of the lists "
+        "whose values repeat (`scrapy_boilerplate/entities/distinct.py`).",
         "",
     ]
     text = "\n".join([*head, *lines, "", *sizes])

@@ -22,6 +22,7 @@ from scrapy_boilerplate.core.document import Document, parse
 from scrapy_boilerplate.core.errors import UnsupportedInput
 from scrapy_boilerplate.core.reasons import Reason
 from scrapy_boilerplate.entities.derive import derive, group_pattern
+from scrapy_boilerplate.entities.distinct import distinct_lists
 from scrapy_boilerplate.entities.features import (
     Overlaps,
     PageIndex,
@@ -149,9 +150,10 @@ class PageCandidates:
 
     def asked(self, query: str) -> PageCandidates:
         """The page's candidates with the lists that ``query``'s words cut out of them
-        (:mod:`.filtered`) after them: a copy that shares this object's page and the
-        features of its candidates, or this object itself when the query cuts no list.
-        Only a question cuts lists (:func:`.features.query_style`): it asks for a part
+        (:mod:`.filtered`) and the distinct values of the lists whose values repeat
+        (:mod:`.distinct`) after them: a copy that shares this object's page and the
+        features of its candidates, or this object itself when the query adds no list.
+        Only a question adds lists (:func:`.features.query_style`): it asks for a part
         of a list ("published in 2012"), where a title ("tallest buildings in
         minneapolis") names the page's main list, whose rows hold the title's words
         anyway (chosen by the grouped cross-validation: docs/entities.md). The last
@@ -178,6 +180,9 @@ class PageCandidates:
                 lambda nums: group_pattern(self.page, nums, self._root, memo),
                 contexts=[text.context for text in self.texts],
             )
+        more = distinct_lists([*self.candidates, *extra])
+        distinct = len(more)
+        extra += more
         view = self
         if extra:
             view = copy.copy(self)
@@ -185,7 +190,7 @@ class PageCandidates:
             view.texts, view.parts = list(self.texts), list(self.parts)
             view.denotation, view.headers = list(self.denotation), list(self.headers)
             view._add_features(extra)
-            view.info = {**self.info, "filtered": len(extra)}
+            view.info = {**self.info, "filtered": len(extra) - distinct, "distinct": distinct}
             view._base_scores = {}
             view.ranker_columns = None
             view._last_query = None
