@@ -4,8 +4,8 @@
 field that many items repeat: the affiliations of a committee's members, each written
 once per member. The paper's candidates hold that field's list in page order, with every
 repeat ("MIT, Stanford, MIT, ETH, Stanford, ..."), and the answer is each value once.
-WebQA's annotators wrote such answers as the distinct values in sorted order (Python's
-order of strings: capitals before lower case), and so do the lists made here.
+WebQA's annotators mostly wrote such answers as the distinct values in sorted order
+(Python's order of strings: capitals before lower case), and so do the lists made here.
 
 For a question (:func:`~.features.query_style`: a title names a page's main list, whose
 items rarely repeat), :func:`distinct_lists` makes, for every candidate whose entities
