@@ -4,7 +4,14 @@ one element's text, heads of entities, first lines of long list items."""
 from __future__ import annotations
 
 import scrapy_boilerplate as sb
-from scrapy_boilerplate.entities.derive import clean_entity, derive, head_of, lines_of
+from scrapy_boilerplate.entities.derive import (
+    clean_entity,
+    derive,
+    head_of,
+    labelled_segments,
+    leading_lines,
+    lines_of,
+)
 from scrapy_boilerplate.entities.extract import PageCandidates
 from scrapy_boilerplate.entities.pageindex import PageIndex
 from scrapy_boilerplate.entities.predicates import generate
@@ -122,6 +129,69 @@ def test_a_label_line_is_not_one_of_the_lines():
     assert ("split", ["Runa Tao", "Jo Yao", "Xu Li."]) in [(t, e) for t, e, _ in got]
     # (a bold word that starts a sentence is no label: "Note that" stays a line)
     assert ["Note that", "this is", "prose"] in [e for t, e, _ in got if t == "lines"]
+
+
+def test_labelled_segments_cut_a_text_at_its_inline_labels():
+    lines = ["Program Committee: HPCA 2015, PLDI 2015 (ERC), ASPLOS 2014,",
+             "CATARS 2009 Publications Chair: PPoPP 2010, CGO 2011"]  # fmt: skip
+    assert labelled_segments(lines) == [
+        ["HPCA 2015", "PLDI 2015 (ERC)", "ASPLOS 2014", "CATARS 2009"],
+        ["PPoPP 2010", "CGO 2011"],
+    ]
+    # one label that opens the text is the whole text's split list: nothing more
+    assert labelled_segments(["Students: Ann Lee, Bob Ray"]) == []
+    # a segment of one item is no list; a lower-case word before a colon is no label
+    assert labelled_segments(["Ann Lee, Bob Ray (ERC) Chair: Cy Dee"]) == [
+        ["Ann Lee", "Bob Ray (ERC)"]
+    ]
+    assert labelled_segments(["Ann Lee, Bob Ray at 10: Cy Dee"]) == []
+
+
+def test_a_first_line_that_names_separated_items_is_not_one_of_them():
+    html = (
+        "<html><body><div>"
+        "<p>Program Committee<br>PPoPP 2021, MICRO 2020, HPDC 2020<br>CGO 2019</p>"
+        "<p>Main Street 4<br>Utopia, 12345</p>"  # (an address: no list of items)
+        "</div></body></html>"
+    )
+    got = [(t, e, x) for t, e, x in _derived(html) if t == "split"]
+    first = [e for _, e, x in got if x.endswith("p[1]")]
+    assert ["PPoPP 2021", "MICRO 2020", "HPDC 2020", "CGO 2019"] in first
+    assert ["Program Committee", "PPoPP 2021", "MICRO 2020", "HPDC 2020", "CGO 2019"] in first
+    assert [e for _, e, x in got if x.endswith("p[2]")] == [["Main Street 4", "Utopia", "12345"]]
+
+
+def test_the_inline_content_before_a_block_child_is_read_as_lines():
+    # a list of names and a paragraph after it; an item whose </li> the page left out
+    html = (
+        "<html><body><ul>"
+        "<li><b>Current Students:</b> <a href='/a'>Ann Lee</a>, <a href='/b'>Bob Ray</a>,"
+        " Cy Dee<p>Alumni are listed elsewhere.</p></li>"
+        "<li><span>Program Committee:<br>HPCA 2015, MICRO 2013, ISCA 2012<br>"
+        "<li>Publications Chair: PPoPP 2010</li></span></li>"
+        "</ul></body></html>"
+    )
+    doc = sb.parse(html)
+    page = PageIndex(doc.root)
+    from scrapy_boilerplate.entities.derive import _inline_only
+
+    inline = _inline_only(page)
+    li = doc.body.find(".//li")
+    assert leading_lines(li, page, inline) == ["Current Students: Ann Lee, Bob Ray, Cy Dee"]
+    assert leading_lines(doc.body.find(".//p"), page, inline) is None  # (no block child)
+    got = [(t, e) for t, e, _ in _derived(html)]
+    assert ("split", ["Ann Lee", "Bob Ray", "Cy Dee"]) in got
+    assert ("split", ["HPCA 2015", "MICRO 2013", "ISCA 2012"]) in got
+    # the block below is not read into the element's lists
+    assert not any("Alumni" in " ".join(e) for t, e in got if t == "split")
+
+
+def test_leading_lines_are_bounded():
+    doc = sb.parse("<div>" + "word, " * 300 + "<p>after</p></div>")
+    page = PageIndex(doc.root)
+    from scrapy_boilerplate.entities.derive import _inline_only
+
+    assert leading_lines(doc.body.find(".//div"), page, _inline_only(page)) is None
 
 
 def test_a_long_list_written_with_br_is_read_but_not_long_prose():

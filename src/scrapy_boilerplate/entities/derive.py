@@ -13,7 +13,15 @@ much to trust it, from a feature of that name):
   follows their first comma (see ``tail``), or its lines further cut at list separators
   (``,``, ``;``, ``|``, bullets, " and "); a first line that labels the others (it ends
   with a colon, or it is an emphasised first child: "<b>PC Members</b><br>...") is not
-  one of them;
+  one of them. Two more ``split`` lists come from such an element's text: the items of
+  each segment between inline labels ("Program Committee: HPCA 2015, MICRO 2013
+  Publications Chair: PPoPP 2010" gives the committees and the chairs apart,
+  :func:`labelled_segments`), and the items of the lines below a short first line that
+  names them without a colon ("Program Committee<br>PPoPP 2021, MICRO 2020, ...",
+  :func:`_items_below_label`). An element whose inline content is followed by block
+  elements (a paragraph after a list of names, or the next item of a list whose ``</li>``
+  the page left out) is read the same way up to its first block child: its
+  :func:`leading_lines`;
 - ``head``: a list of two elements or more (a paper's candidate) with each entity cut to
   its head: a leading number and a title ("Dr.", "Prof.") taken off, then cut at the
   first comma, colon, bracket or dash ("Dr. Ann Lee, MD" -> "Ann Lee");
@@ -81,6 +89,13 @@ _TITLES = re.compile(r"^(?:dr|prof|professor|mr|mrs|ms|miss)\.?\s+", re.IGNORECA
 _LABEL = re.compile(r"^[^:]{1,40}:\s+(?=\S)")
 _NBSP = re.compile(r"&nbsp;?", re.IGNORECASE)  # (an entity left unparsed by the page)
 _EDGES = re.compile(r"^[\s,;:.\u2013\u2014-]+|[\s,;:\u2013\u2014-]+$")
+#: A label inside a text: one to four capitalised words and a colon, at the text's start or
+#: after a space ("... CATARS 2009 Publications Chair: PPoPP 2010"). Capitalised words just
+#: before it are read as part of it ("Ann Lee, Bob Ray Chair:" labels with "Bob Ray Chair").
+_INLINE_LABEL = re.compile(r"(?:^|(?<=\s))(?:[A-Z][\w&'/-]*\s){0,3}[A-Z][\w&'/-]*:\s+(?=\S)")
+#: The longest first line (characters, words) taken for the name of the lines below it.
+MAX_LABEL = 40
+MAX_LABEL_WORDS = 5
 
 
 @lru_cache(maxsize=STRING_CACHE_SIZE)  # (a page's lists share their strings)
@@ -177,6 +192,86 @@ def _list_lines(el: Any) -> list[str] | None:
         return None
     lines = lines_of(el, LONG_LINES_TEXT)
     if not lines or sum(map(len, lines)) > MAX_CHARS * len(lines):
+        return None
+    return lines
+
+
+def _items(lines: Sequence[str]) -> list[str]:
+    """The items of ``lines`` cut at list separators, each cleaned (:func:`clean_entity`,
+    a leading label taken off the first item of a line), separators alone left out."""
+    parts = [clean_entity(p, label=j == 0) for line in lines
+             for j, p in enumerate(_SEPARATORS.split(line))]  # fmt: skip
+    return [x for x in parts if _wordy(x)]
+
+
+def labelled_segments(lines: Sequence[str]) -> list[list[str]]:
+    """The items of each segment of ``lines`` (one text, lines kept) that inline labels
+    cut ("Program Committee: A, B Publications Chair: C" -> ``[["A", "B"], ["C"]]``, less
+    the segments of fewer than two items); nothing when the only label opens the text, as
+    the ``split`` list already reads it."""
+    text = "\n".join(lines)
+    marks = list(_INLINE_LABEL.finditer(text))
+    if not marks or (len(marks) == 1 and marks[0].start() == 0):
+        return []
+    starts = [0] + [m.end() for m in marks]
+    ends = [m.start() for m in marks] + [len(text)]
+    out = []
+    for begin, end in zip(starts, ends, strict=True):
+        items = [x for x in (clean_entity(p, label=False) for line in text[begin:end].split("\n")
+                             for p in _SEPARATORS.split(line)) if _wordy(x)]  # fmt: skip
+        if len(items) >= 2:
+            out.append(items)
+    return out
+
+
+def _items_below_label(lines: Sequence[str]) -> list[str] | None:
+    """The items of the lines below a first line that names them: short
+    (:data:`MAX_LABEL` characters, :data:`MAX_LABEL_WORDS` words), without a digit or a
+    separator, above lines that hold two separators or more ("Program Committee" above
+    "PPoPP 2021, MICRO 2020, ..."); None otherwise."""
+    if len(lines) < 2:
+        return None
+    first = lines[0].strip()
+    if (
+        len(first) > MAX_LABEL
+        or len(first.split()) > MAX_LABEL_WORDS
+        or any(ch.isdigit() for ch in first)
+        or _SEPARATORS.search(first)
+        or sum(len(_SEPARATORS.findall(line)) for line in lines[1:]) < 2
+    ):
+        return None
+    return _items(lines[1:])
+
+
+def leading_lines(el: Any, page: PageIndex, inline: list[bool]) -> list[str] | None:
+    """The lines of ``el``'s inline content before its first block child (its text and
+    its first children that are inline with everything below them, ``inline``: see
+    :func:`_inline_only`), when that content holds a break or a separator and at most
+    :data:`MAX_TEXT` characters; None when ``el`` has no block child or no such content."""
+    pieces = [el.text or ""]
+    size = len(pieces[0])
+    for child in el:
+        if isinstance(child.tag, str):
+            num = page.number.get(child)
+            if num is None or not inline[num] or page.tags[num] not in INLINE:
+                break
+            if page.tags[num] in _BREAKS:
+                pieces.append("\n")
+            else:
+                text = "".join(child.itertext())
+                pieces.append(text)
+                size += len(text)
+        tail = child.tail or ""
+        pieces.append(tail)
+        size += len(tail)
+        if size > MAX_TEXT:
+            return None
+    else:
+        return None  # (no block child: the element is inline, read as such)
+    if size > MAX_TEXT:
+        return None
+    lines = [line for line in "".join(pieces).split("\n") if line.strip()]
+    if not lines or (len(lines) < 2 and not _SEPARATORS.search(lines[0])):
         return None
     return lines
 
@@ -365,6 +460,16 @@ def _section_runs(
     return runs
 
 
+def _more_splits(lines: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The ``split`` lists of ``lines`` beside the whole text's: its labelled segments
+    and the items below a first line that names them."""
+    out = [("split", items) for items in labelled_segments(lines)]
+    below = _items_below_label(lines)
+    if below is not None:
+        out.append(("split", below))
+    return out
+
+
 def derive(
     candidates: Sequence[Candidate],
     page: PageIndex,
@@ -433,13 +538,32 @@ def derive(
             lines = lines[1:]
         cleaned = [x for x in map(clean_entity, lines) if _wordy(x)]
         pattern = [_own_pattern(page, i, start, memo)]
-        parts = [clean_entity(p, label=j == 0) for line in lines
-                 for j, p in enumerate(_SEPARATORS.split(line))]  # fmt: skip
         for name, entities in (
             ("lines", cleaned),
             ("lines-head", [head_of(x) for x in cleaned]),
             ("lines-tail", [tail_of(x) for x in cleaned]),
-            ("split", [x for x in parts if _wordy(x)]),
+            ("split", _items(lines)),
+            *_more_splits(lines),
+        ):
+            if add(Candidate([el], entities, pattern, 1, i - start, name)):
+                return out
+    tags, end = page.tags, page.end
+    for i in range(start, end[start]):  # the inline content before a block child
+        if inline[i] or hidden[i] or i + 1 >= end[i] or not inline[i + 1]:
+            continue  # (inline, hidden, no element child, or a first one not inline)
+        if tags[i + 1] not in INLINE:
+            continue
+        el = page.elements[i]
+        lines = leading_lines(el, page, inline)
+        if not lines:
+            continue
+        if len(lines) > 2 and _label_line(el, lines[0]):
+            lines = lines[1:]
+        pattern = [_own_pattern(page, i, start, memo)]
+        for name, entities in (
+            ("lines", [x for x in map(clean_entity, lines) if _wordy(x)]),
+            ("split", _items(lines)),
+            *_more_splits(lines),
         ):
             if add(Candidate([el], entities, pattern, 1, i - start, name)):
                 return out
@@ -460,6 +584,8 @@ __all__ = [
     "derive",
     "group_pattern",
     "head_of",
+    "labelled_segments",
+    "leading_lines",
     "lines_of",
     "sections",
     "tail_of",
