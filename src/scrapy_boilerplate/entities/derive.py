@@ -196,10 +196,11 @@ def _list_lines(el: Any) -> list[str] | None:
     return lines
 
 
-def _items(lines: Sequence[str]) -> list[str]:
-    """The items of ``lines`` cut at list separators, each cleaned (:func:`clean_entity`,
-    a leading label taken off the first item of a line), separators alone left out."""
-    parts = [clean_entity(p, label=j == 0) for line in lines
+def _items(lines: Sequence[str], label: bool = True) -> list[str]:
+    """The items of ``lines`` cut at list separators, each cleaned (:func:`clean_entity`;
+    with ``label``, a leading label taken off the first item of a line), separators alone
+    left out."""
+    parts = [clean_entity(p, label=label and j == 0) for line in lines
              for j, p in enumerate(_SEPARATORS.split(line))]  # fmt: skip
     return [x for x in parts if _wordy(x)]
 
@@ -215,13 +216,9 @@ def labelled_segments(lines: Sequence[str]) -> list[list[str]]:
         return []
     starts = [0] + [m.end() for m in marks]
     ends = [m.start() for m in marks] + [len(text)]
-    out = []
-    for begin, end in zip(starts, ends, strict=True):
-        items = [x for x in (clean_entity(p, label=False) for line in text[begin:end].split("\n")
-                             for p in _SEPARATORS.split(line)) if _wordy(x)]  # fmt: skip
-        if len(items) >= 2:
-            out.append(items)
-    return out
+    segments = (_items(text[begin:end].split("\n"), label=False)
+                for begin, end in zip(starts, ends, strict=True))  # fmt: skip
+    return [items for items in segments if len(items) >= 2]
 
 
 def _items_below_label(lines: Sequence[str]) -> list[str] | None:
@@ -250,6 +247,8 @@ def leading_lines(el: Any, page: PageIndex, inline: list[bool]) -> list[str] | N
     :data:`MAX_TEXT` characters; None when ``el`` has no block child or no such content."""
     pieces = [el.text or ""]
     size = len(pieces[0])
+    if size > MAX_TEXT:
+        return None
     for child in el:
         if isinstance(child.tag, str):
             num = page.number.get(child)
@@ -268,8 +267,6 @@ def leading_lines(el: Any, page: PageIndex, inline: list[bool]) -> list[str] | N
             return None
     else:
         return None  # (no block child: the element is inline, read as such)
-    if size > MAX_TEXT:
-        return None
     lines = [line for line in "".join(pieces).split("\n") if line.strip()]
     if not lines or (len(lines) < 2 and not _SEPARATORS.search(lines[0])):
         return None
@@ -460,10 +457,21 @@ def _section_runs(
     return runs
 
 
-def _more_splits(lines: Sequence[str]) -> list[tuple[str, list[str]]]:
-    """The ``split`` lists of ``lines`` beside the whole text's: its labelled segments
-    and the items below a first line that names them."""
-    out = [("split", items) for items in labelled_segments(lines)]
+def _line_lists(el: Any, lines: list[str], heads: bool) -> list[tuple[str, list[str]]]:
+    """The lists read off ``lines``, the lines of ``el`` (its whole inline content, or
+    what comes before its first block child), each with its transform: a first line that
+    labels the others left out (:func:`_label_line`), the lines, with ``heads`` their
+    heads and tails too, their parts between separators, the labelled segments and the
+    items below a first line that names them."""
+    if len(lines) > 2 and _label_line(el, lines[0]):
+        lines = lines[1:]
+    cleaned = [x for x in map(clean_entity, lines) if _wordy(x)]
+    out = [("lines", cleaned)]
+    if heads:
+        out += [("lines-head", [head_of(x) for x in cleaned]),
+                ("lines-tail", [tail_of(x) for x in cleaned])]  # fmt: skip
+    out.append(("split", _items(lines)))
+    out += [("split", items) for items in labelled_segments(lines)]
     below = _items_below_label(lines)
     if below is not None:
         out.append(("split", below))
@@ -534,37 +542,25 @@ def derive(
             lines = _list_lines(el)
             if not lines:
                 continue
-        if len(lines) > 2 and _label_line(el, lines[0]):
-            lines = lines[1:]
-        cleaned = [x for x in map(clean_entity, lines) if _wordy(x)]
         pattern = [_own_pattern(page, i, start, memo)]
-        for name, entities in (
-            ("lines", cleaned),
-            ("lines-head", [head_of(x) for x in cleaned]),
-            ("lines-tail", [tail_of(x) for x in cleaned]),
-            ("split", _items(lines)),
-            *_more_splits(lines),
-        ):
+        for name, entities in _line_lists(el, lines, heads=True):
             if add(Candidate([el], entities, pattern, 1, i - start, name)):
                 return out
     tags, end = page.tags, page.end
     for i in range(start, end[start]):  # the inline content before a block child
-        if inline[i] or hidden[i] or i + 1 >= end[i] or not inline[i + 1]:
+        if (
+            inline[i]
+            or hidden[i]
+            or i + 1 >= end[i]
+            or not (inline[i + 1] and tags[i + 1] in INLINE)
+        ):
             continue  # (inline, hidden, no element child, or a first one not inline)
-        if tags[i + 1] not in INLINE:
-            continue
         el = page.elements[i]
         lines = leading_lines(el, page, inline)
         if not lines:
             continue
-        if len(lines) > 2 and _label_line(el, lines[0]):
-            lines = lines[1:]
         pattern = [_own_pattern(page, i, start, memo)]
-        for name, entities in (
-            ("lines", [x for x in map(clean_entity, lines) if _wordy(x)]),
-            ("split", _items(lines)),
-            *_more_splits(lines),
-        ):
+        for name, entities in _line_lists(el, lines, heads=False):
             if add(Candidate([el], entities, pattern, 1, i - start, name)):
                 return out
     section, headings = sections(page, start)
