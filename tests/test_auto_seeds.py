@@ -106,6 +106,11 @@ def test_training_table_reads_the_reports_beside_the_models(tmp_path: Path) -> N
     assert "| seed 13 | 0.8565 | 0.801 | 200 | 0.5 | 0.3 |" in table
     assert "seed 14" not in table  # no report: left out
     assert auto_seeds.training_table({14: tmp_path / "seed14.onnx"}) == ""
+    # a model with the named-body rule: its figure with the rule
+    report["cv_text_f1_with_body"] = {"all": 0.85742}
+    (tmp_path / "seed13.json").write_text(json.dumps(report), encoding="utf-8")
+    table = auto_seeds.training_table({13: tmp_path / "seed13.onnx"})
+    assert "| seed 13 | 0.8574 | 0.801 | 200 | 0.5 | 0.3 |" in table
 
 
 def test_missing_datasets_are_named_and_nothing_is_trained(

@@ -22,6 +22,15 @@ import numpy as np
 
 from scrapy_boilerplate.auto import features, pagetype, structured
 from scrapy_boilerplate.auto.asides import ASIDE_TYPES, MAX_SHARE, aside_blocks
+from scrapy_boilerplate.auto.body import (
+    BODY_TYPES,
+    MIN_SHARE,
+    choose_body,
+    heading_blocks,
+    named_bodies,
+    outermost,
+    outside_body,
+)
 from scrapy_boilerplate.auto.model import check_model, load_model, shipped_models
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.deadline import check
@@ -94,6 +103,17 @@ PARAMS = (
         "post's meta line (and that holds at most a quarter of the page's text) is "
         "boilerplate; false: the blocks' probabilities alone decide; null: as the model was "
         "trained (the shipped model: true)",
+        nullable=True,
+    ),
+    Param(
+        "body",
+        bool,
+        None,
+        "on a page taken for anything but a forum, when the first element whose class or id "
+        "names a post's text (entry-content, post-body, article-body, itemprop articleBody, "
+        "...) holds at least half of the kept text, the content outside it is boilerplate "
+        "(the headings before it stay); false: the blocks' probabilities alone decide; "
+        "null: as the model was trained (the shipped model: true)",
         nullable=True,
     ),
     Param(
@@ -348,6 +368,19 @@ class AutoExtractor(Extractor):
         if use_asides and not rescued and kind in (model.aside_types or ASIDE_TYPES):
             share = model.aside_share or MAX_SHARE
             labels = without_asides(labels, aside_blocks(blocks, chars, labels, share))
+        use_body = params["body"]
+        if use_body is None:
+            use_body = bool(model.body_types)
+        if use_body and not rescued and kind in (model.body_types or BODY_TYPES):
+            bodies = named_bodies(blocks, labels)
+            chosen = choose_body(
+                labels, chars, [inside for _, inside in bodies], model.body_share or MIN_SHARE
+            )
+            if chosen is not None:
+                inside = np.logical_or.reduce([bodies[k][1] for k in chosen])
+                first = int(np.flatnonzero(inside)[0])
+                labels = labels & ~outside_body(labels, inside, heading_blocks(blocks, first))
+                extra["body"] = outermost([bodies[k][0] for k in chosen])
         quality = model.quality(quality_features(p, chars, labels, p_type, rescued))
         out = blocks_from_segments(
             blocks,

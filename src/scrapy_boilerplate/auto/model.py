@@ -12,8 +12,8 @@ behind named inputs and outputs:
 
 Its metadata (``metadata_props``, JSON values) names the feature sets it was trained on
 (``feature_version``), the page types, the decision thresholds per page type, the decision
-rule (``decoding``), the aside rule (``asides``: :mod:`.asides`) and what it was
-trained on. One session per process and path,
+rule (``decoding``), the aside rule (``asides``: :mod:`.asides`), the named-body rule
+(``body``: :mod:`.body`) and what it was trained on. One session per process and path,
 single-threaded (a page's trees are far too small to gain from threads;
 ``SCRAPY_BOILERPLATE_ORT_THREADS`` sets another count).
 """
@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from scrapy_boilerplate.auto import body as _body_rule
 from scrapy_boilerplate.auto import forest
 from scrapy_boilerplate.auto.asides import RULE_VERSION
 from scrapy_boilerplate.core import compiled as _compiled
@@ -91,6 +92,10 @@ class AutoModel:
         #: (:mod:`.asides`), and the largest share of the page such an aside may hold;
         #: models without it in their metadata were chosen without the rule.
         self.aside_types, self.aside_share = _asides(path, self.metadata.get("asides"))
+        #: The page types on which content outside the template's named body is
+        #: boilerplate (:mod:`.body`), and the least share of the kept text that body must
+        #: hold; models without it in their metadata were chosen without the rule.
+        self.body_types, self.body_share = _body(path, self.metadata.get("body"))
         self._empty = {
             i.name: np.zeros((0, int(i.shape[1])), np.float32) for i in self.session.get_inputs()
         }
@@ -161,6 +166,23 @@ def _asides(path: Path, value: Any) -> tuple[frozenset[str], float]:
         raise ModelError(path, f"its aside rule's types are not a list of names: {types!r:.60}")
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 < share <= 1.0:
         raise ModelError(path, f"its aside rule's share is not a fraction: {share!r:.40}")
+    return frozenset(types), float(share)
+
+
+def _body(path: Path, value: Any) -> tuple[frozenset[str], float]:
+    """The named-body rule a model's metadata names (:mod:`.body`): the page types it
+    applies to and the least share of the kept text the body holds. None is no rule; a
+    version this code does not know, or values that are not what they should be, are
+    refused, naming the file."""
+    if value is None:
+        return frozenset(), 0.0
+    if not isinstance(value, dict) or value.get("version") != _body_rule.RULE_VERSION:
+        raise ModelError(path, f"its metadata names an unknown body rule: {str(value)[:100]}")
+    types, share = value.get("types"), value.get("share")
+    if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+        raise ModelError(path, f"its body rule's types are not a list of names: {types!r:.60}")
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 < share <= 1.0:
+        raise ModelError(path, f"its body rule's share is not a fraction: {share!r:.40}")
     return frozenset(types), float(share)
 
 

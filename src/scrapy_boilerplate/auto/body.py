@@ -1,0 +1,170 @@
+"""The named body: the element a page's template names as the post's or article's text.
+
+Blog and news templates wrap the text of a post in an element whose ``class`` or ``id``
+says so: WordPress's ``entry-content``, ``post-content``, ``article-body``, schema.org's
+``itemprop="articleBody"``. trafilatura looks for such an element first and extracts from
+it alone ("Trafilatura: A Web Scraping Library and Command-Line Tool for Text Discovery
+and Extraction"; its ``BODY_XPATH``). ``auto``'s block trees read the same words as one
+piece of evidence among many, and on a page whose type they misread (a short blog post in
+a language the training pages do not speak, among sidebars and link lists, taken for a
+service page or a listing) they keep a sidebar's or a footer's text beside the post.
+
+Here the template's word decides, after the trees: when the elements so named that hold
+the text the trees kept (one, or the parts of an article split alike) hold at least
+:data:`MIN_SHARE` of its characters, the kept blocks outside them are boilerplate, but
+for the headings before them (a post's title sits in the template's header above its
+body). Forum pages are left out:
+each post there has a body of its own, and the first one is not the thread. The rule was
+kept by ``auto``'s grouped cross-validation (docs/auto.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from scrapy_boilerplate.core.document import TextBlock
+
+#: A ``class`` or ``id`` that names a post's or an article's text (matched anywhere in the
+#: value, case kept, as trafilatura matches its first body XPath; ``articlebody`` in any
+#: case).
+BODY_WORDS = re.compile(
+    r"post-text|post_text|post-body|post-entry|postentry|post-content|post_content"
+    r"|postcontent|postContent|post_inner_wrapper|article-text|articletext|articleText"
+    r"|entry-content|article-content|article__content|article-body|article__body"
+    r"|[aA]rticle[bB]ody|ArticleContent|page-content|text-content|body-text"
+    r"|article__container|art-content"
+)
+#: Whole ``class`` values that name a post's text.
+BODY_CLASSES = frozenset({"post", "entry"})
+#: The elements that may be the body (trafilatura's).
+BODY_TAGS = ("article", "div", "main", "section")
+#: The least share of the kept characters the body must hold for the rule to apply: a
+#: body holding less is a teaser's or a widget's, not the page's text.
+MIN_SHARE = 0.5
+#: The page types the rule applies to where a model does not say.
+BODY_TYPES: tuple[str, ...] = (
+    "article",
+    "collection",
+    "documentation",
+    "listing",
+    "product",
+    "service",
+)
+#: The version of the rule a model's metadata names (:func:`.model._body`).
+RULE_VERSION = 1
+#: Named bodies looked at, at most (a page of nested post boxes).
+MAX_BODIES = 100
+
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_BODY_TAGS = frozenset(BODY_TAGS)
+
+
+def names_body(el: Any) -> bool:
+    """Whether ``el``'s ``class`` or ``id`` (or its ``itemprop``) names a post's text."""
+    cls = el.get("class")
+    if cls and (cls in BODY_CLASSES or BODY_WORDS.search(cls)):
+        return True
+    ident = el.get("id")
+    if ident and (ident == "articleContent" or BODY_WORDS.search(ident)):
+        return True
+    return el.get("itemprop") == "articleBody"
+
+
+def named_bodies(
+    blocks: Sequence[TextBlock], labels: np.ndarray | None = None
+) -> list[tuple[str, np.ndarray]]:
+    """The elements of :data:`BODY_TAGS` that :func:`names_body` and that hold one of the
+    ``blocks`` kept by ``labels`` (None: any block), each as its xpath (as the blocks'
+    are written) and which blocks it holds; in the order they were met, at most
+    :data:`MAX_BODIES`.
+
+    Found by walking up from the blocks' elements (each element looked at once), so a
+    page's many other ``div``\\ s cost nothing. The blocks under an element are a stretch
+    of consecutive blocks whose xpaths start with the element's, widened from the block
+    it was reached from."""
+    seen: set[Any] = set()
+    out: list[tuple[str, np.ndarray]] = []
+    indices = range(len(blocks)) if labels is None else np.flatnonzero(labels).tolist()
+    xpaths = [b.xpath for b in blocks]
+    last = len(blocks) - 1
+    for i in indices:
+        el = blocks[i].element
+        path = xpaths[i]  # el's, then each element's above it (a step less each)
+        while el is not None and el not in seen:
+            seen.add(el)
+            if el.tag in _BODY_TAGS and names_body(el):
+                prefix = path + "/"
+                lo = hi = i
+                while lo and (xpaths[lo - 1] == path or xpaths[lo - 1].startswith(prefix)):
+                    lo -= 1
+                while hi < last and (xpaths[hi + 1] == path or xpaths[hi + 1].startswith(prefix)):
+                    hi += 1
+                inside = np.zeros(len(blocks), dtype=bool)
+                inside[lo : hi + 1] = True
+                out.append((path, inside))
+                if len(out) >= MAX_BODIES:
+                    return out
+            el = el.getparent()
+            path = path[: path.rfind("/")]
+    return out
+
+
+def heading_blocks(blocks: Sequence[TextBlock], stop: int | None = None) -> np.ndarray:
+    """Which of the first ``stop`` blocks (None: all) are headings; the others False."""
+    out = np.zeros(len(blocks), dtype=bool)
+    for i, b in enumerate(blocks[:stop]):
+        out[i] = b.element.tag in _HEADINGS
+    return out
+
+
+def choose_body(
+    labels: np.ndarray,
+    chars: np.ndarray,
+    bodies: Sequence[np.ndarray],
+    min_share: float = MIN_SHARE,
+) -> list[int] | None:
+    """Which of ``bodies`` (each the blocks a named body holds, :func:`named_bodies`) the
+    rule follows: all those holding a block kept by ``labels`` (an article split into
+    parts names each part alike), provided that together they hold at least
+    ``min_share`` of the kept characters (``chars``); None when they do not."""
+    kept = labels.astype(bool)
+    chosen = [k for k, inside in enumerate(bodies) if (kept & inside).any()]
+    if not chosen:
+        return None
+    inside = np.logical_or.reduce([bodies[k] for k in chosen])
+    if float(chars[kept & inside].sum()) < min_share * float(chars[kept].sum()):
+        return None
+    return chosen
+
+
+def outermost(paths: Sequence[str]) -> list[str]:
+    """``paths`` less those inside another of them (the bodies a result names)."""
+    return [p for p in paths if not any(p.startswith(q + "/") for q in paths if q != p)]
+
+
+def outside_body(labels: np.ndarray, inside: np.ndarray, heads: np.ndarray) -> np.ndarray:
+    """The kept blocks (``labels``) outside the body (``inside``: the blocks it holds),
+    but for the headings (``heads``) before its first block: what the rule takes out."""
+    drop = labels.astype(bool) & ~inside
+    first = int(np.flatnonzero(inside)[0])
+    drop[:first] &= ~heads[:first]
+    return drop
+
+
+__all__ = [
+    "BODY_TAGS",
+    "BODY_TYPES",
+    "BODY_WORDS",
+    "MIN_SHARE",
+    "RULE_VERSION",
+    "choose_body",
+    "heading_blocks",
+    "named_bodies",
+    "names_body",
+    "outermost",
+    "outside_body",
+]
