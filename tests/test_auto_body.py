@@ -23,6 +23,10 @@ SIDEBAR = (
     "<div class='widget-area'><p>Our team writes about the valley every week, with long "
     "stories about its people, its rivers, its history and its future plans.</p></div>"
 )
+LEAD = (
+    "<p class='lead'>A short lead before the post tells the reader, in a long sentence or "
+    "two, what the post below is about and why they should read it.</p>"
+)
 FOOTER = (
     "<div class='site-info'><p>This blog is written by people who live in the valley and "
     "care about it, and it has been going for many years now, week after week.</p></div>"
@@ -41,8 +45,8 @@ def _page(body_class: str = "entry-content", parts: int = 1) -> str:
         inner = f"<div class='{body_class}'>{POST}</div>"
     return (
         "<html><head><title>A post</title></head><body>"
-        f"<div class='wrap'>{SIDEBAR}<header><h1>A post about the valley</h1></header>"
-        f"{inner}{FOOTER}</div></body></html>"
+        f"<div class='wrap'><header><h1>A post about the valley</h1>{LEAD}</header>"
+        f"{inner}{SIDEBAR}{FOOTER}</div></body></html>"
     )
 
 
@@ -105,19 +109,21 @@ def test_choose_body_needs_the_share_and_joins_the_parts() -> None:
     assert body.choose_body(labels, chars, []) is None
 
 
-def test_outside_body_keeps_the_headings_before_the_body() -> None:
-    labels = np.array([True, True, True, True, True, True])
-    inside = np.array([False, False, True, True, False, False])
-    heads = np.array([False, True, False, False, True, False])
-    # block 1 is a heading before the body (kept); block 4 a heading after it (taken out)
-    assert body.outside_body(labels, inside, heads).tolist() == [
-        True,
+def test_outside_body_takes_out_what_follows_the_body_s_start() -> None:
+    labels = np.array([True, True, True, False, True, True, True])
+    inside = np.array([False, False, True, False, True, False, False])
+    # before the body: kept; between its parts and after it: taken out
+    assert body.outside_body(labels, inside).tolist() == [
+        False,
+        False,
         False,
         False,
         False,
         True,
         True,
     ]
+    labels[3] = True
+    assert body.outside_body(labels, inside).tolist()[3] is True
 
 
 @pytest.mark.parametrize("parts", [1, 2])
@@ -125,7 +131,8 @@ def test_auto_leaves_out_what_lies_outside_the_named_body(parts: int) -> None:
     html = _page(parts=parts)
     asked = extract(html, "auto", page_type="service", body=True, best_run=False, threshold=0.0)
     assert "Paragraph 5" in asked.main_text and "Paragraph 0" in asked.main_text
-    assert "A post about the valley" in asked.main_text  # the heading before the body
+    assert "A post about the valley" in asked.main_text  # the header before the body
+    assert "A short lead" in asked.main_text
     assert "Our team writes" not in asked.main_text
     assert "This blog is written" not in asked.main_text
     assert len(asked.extra["body"]) == parts

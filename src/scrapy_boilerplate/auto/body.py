@@ -11,9 +11,10 @@ service page or a listing) they keep a sidebar's or a footer's text beside the p
 
 Here the template's word decides, after the trees: when the elements so named that hold
 the text the trees kept (one, or the parts of an article split alike) hold at least
-:data:`MIN_SHARE` of its characters, the kept blocks outside them are boilerplate, but
-for the headings before them (a post's title sits in the template's header above its
-body). Forum pages are left out:
+:data:`MIN_SHARE` of its characters, the kept blocks that follow the body's start and lie
+outside it are boilerplate (the comments, related posts, widgets and footer after a
+post); what comes before it stays (a post's title, lead and byline sit in the
+template's header above its body). Forum pages are left out:
 each post there has a body of its own, and the first one is not the thread. The rule was
 kept by ``auto``'s grouped cross-validation (docs/auto.md).
 """
@@ -59,7 +60,6 @@ RULE_VERSION = 1
 #: Named bodies looked at, at most (a page of nested post boxes).
 MAX_BODIES = 100
 
-_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _BODY_TAGS = frozenset(BODY_TAGS)
 
 
@@ -89,14 +89,18 @@ def named_bodies(
     seen: set[Any] = set()
     out: list[tuple[str, np.ndarray]] = []
     indices = range(len(blocks)) if labels is None else np.flatnonzero(labels).tolist()
-    xpaths = [b.xpath for b in blocks]
+    xpaths: list[str] = []  # the blocks' xpaths, read once a body is found
     last = len(blocks) - 1
+    tags, named = _BODY_TAGS, names_body
     for i in indices:
         el = blocks[i].element
-        path = xpaths[i]  # el's, then each element's above it (a step less each)
+        up = 0  # steps climbed from the block's element
         while el is not None and el not in seen:
             seen.add(el)
-            if el.tag in _BODY_TAGS and names_body(el):
+            if el.tag in tags and named(el):
+                if not xpaths:
+                    xpaths = [b.xpath for b in blocks]
+                path = xpaths[i].rsplit("/", up)[0] if up else xpaths[i]
                 prefix = path + "/"
                 lo = hi = i
                 while lo and (xpaths[lo - 1] == path or xpaths[lo - 1].startswith(prefix)):
@@ -109,15 +113,7 @@ def named_bodies(
                 if len(out) >= MAX_BODIES:
                     return out
             el = el.getparent()
-            path = path[: path.rfind("/")]
-    return out
-
-
-def heading_blocks(blocks: Sequence[TextBlock], stop: int | None = None) -> np.ndarray:
-    """Which of the first ``stop`` blocks (None: all) are headings; the others False."""
-    out = np.zeros(len(blocks), dtype=bool)
-    for i, b in enumerate(blocks[:stop]):
-        out[i] = b.element.tag in _HEADINGS
+            up += 1
     return out
 
 
@@ -146,12 +142,12 @@ def outermost(paths: Sequence[str]) -> list[str]:
     return [p for p in paths if not any(p.startswith(q + "/") for q in paths if q != p)]
 
 
-def outside_body(labels: np.ndarray, inside: np.ndarray, heads: np.ndarray) -> np.ndarray:
-    """The kept blocks (``labels``) outside the body (``inside``: the blocks it holds),
-    but for the headings (``heads``) before its first block: what the rule takes out."""
+def outside_body(labels: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """The kept blocks (``labels``) that follow the body's first block and lie outside it
+    (``inside``: the blocks it holds): what the rule takes out. What comes before the body
+    stays: a post's title, its lead and its byline sit in the template's header above it."""
     drop = labels.astype(bool) & ~inside
-    first = int(np.flatnonzero(inside)[0])
-    drop[:first] &= ~heads[:first]
+    drop[: int(np.flatnonzero(inside)[0])] = False
     return drop
 
 
@@ -162,7 +158,6 @@ __all__ = [
     "MIN_SHARE",
     "RULE_VERSION",
     "choose_body",
-    "heading_blocks",
     "named_bodies",
     "names_body",
     "outermost",

@@ -26,7 +26,6 @@ from scrapy_boilerplate.auto.body import (
     BODY_TYPES,
     MIN_SHARE,
     choose_body,
-    heading_blocks,
     named_bodies,
     outermost,
     outside_body,
@@ -109,11 +108,12 @@ PARAMS = (
         "body",
         bool,
         None,
-        "on a page taken for anything but a forum, when the first element whose class or id "
+        "on a page taken for anything but a forum, when the elements whose class or id "
         "names a post's text (entry-content, post-body, article-body, itemprop articleBody, "
-        "...) holds at least half of the kept text, the content outside it is boilerplate "
-        "(the headings before it stay); false: the blocks' probabilities alone decide; "
-        "null: as the model was trained (the shipped model: true)",
+        "...) hold at least half of the kept text, the content that follows their start "
+        "outside them is boilerplate (what comes before them stays); false: the blocks' "
+        "probabilities alone decide; null: as the model was trained (the shipped model: "
+        "true)",
         nullable=True,
     ),
     Param(
@@ -378,8 +378,7 @@ class AutoExtractor(Extractor):
             )
             if chosen is not None:
                 inside = np.logical_or.reduce([bodies[k][1] for k in chosen])
-                first = int(np.flatnonzero(inside)[0])
-                labels = labels & ~outside_body(labels, inside, heading_blocks(blocks, first))
+                labels = labels & ~outside_body(labels, inside)
                 extra["body"] = outermost([bodies[k][0] for k in chosen])
         quality = model.quality(quality_features(p, chars, labels, p_type, rescued))
         out = blocks_from_segments(

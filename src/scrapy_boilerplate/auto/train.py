@@ -84,10 +84,10 @@ DECODING = {"rule": "best-run", "keep": RUN_KEEP}
 ASIDES: dict[str, Any] = {"version": RULE_VERSION, "types": list(ASIDE_TYPES), "share": MAX_SHARE}
 #: The named-body rule (:mod:`.body`): on the page types named, when the elements whose
 #: ``class`` or ``id`` names a post's text and that hold kept blocks hold at least
-#: ``share`` of the kept characters, the kept blocks outside them (but the headings before
-#: them) are boilerplate. Kept by the grouped cross-validation after the aside rule, on the
-#: same probabilities and thresholds: out-of-fold text F1 0.8565 to 0.8576, 36 pages
-#: changed, 31 of them gained; on forum pages it cost (each post has a body of its own).
+#: ``share`` of the kept characters, the kept blocks that follow the body's start outside
+#: them are boilerplate. Kept by the grouped cross-validation after the aside rule, on the
+#: same probabilities and thresholds: out-of-fold text F1 0.8565 to 0.8576, 23 pages
+#: changed, 21 of them gained; on forum pages it cost (each post has a body of its own).
 #: Like the aside rule, it follows the thresholds (docs/auto.md).
 BODY: dict[str, Any] = {
     "version": body_rule.RULE_VERSION,
@@ -131,10 +131,8 @@ class Featurized:
     #: which blocks sit in a named aside (:func:`.asides.aside_blocks` of every block),
     #: taken out of the content of a page taken for one of :data:`ASIDES`' types
     asides: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
-    #: the blocks each named body of the page holds (:func:`.body.named_bodies`), and
-    #: which blocks are headings
+    #: the blocks each named body of the page holds (:func:`.body.named_bodies`)
     bodies: list[np.ndarray] = field(default_factory=list)
-    heads: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
 
 
 def wcxb_train_split(page_id: str) -> str:
@@ -214,7 +212,6 @@ def featurize(example: Example) -> Featurized | None:
         description=found[0] if found is not None else None,
         asides=aside_blocks(blocks, chars, np.ones(len(blocks), bool), MAX_SHARE),
         bodies=[inside for _, inside in body_rule.named_bodies(blocks)],
-        heads=body_rule.heading_blocks(blocks),
     )
 
 
@@ -382,7 +379,7 @@ def _decide(
         chosen = body_rule.choose_body(labels, page.chars, page.bodies, BODY["share"])
         if chosen is not None:
             inside = np.logical_or.reduce([page.bodies[k] for k in chosen])
-            labels = labels & ~body_rule.outside_body(labels, inside, page.heads)
+            labels = labels & ~body_rule.outside_body(labels, inside)
     return labels, rescued
 
 
