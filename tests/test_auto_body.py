@@ -184,3 +184,34 @@ def test_a_model_s_body_rule_is_read_or_refused(
             html, "auto", page_type="service", model=path, threshold=0.0, best_run=False
         )
         assert "Our team writes" not in ruled.main_text and ruled.extra["body"]
+
+
+def test_nested_and_repeated_bodies_are_bounded() -> None:
+    # a page of many nested post boxes: at most MAX_BODIES are looked at, and the
+    # result names the outermost one only
+    depth = 300
+    html = (
+        "<html><body>"
+        + "<div class='post-content'>" * depth
+        + POST
+        + "</div>" * depth
+        + SIDEBAR
+        + "</body></html>"
+    )
+    doc = parse(html)
+    blocks = doc.section_blocks()
+    found = body.named_bodies(blocks)
+    assert len(found) == body.MAX_BODIES
+    paths = [path for path, _ in found]
+    assert body.outermost(paths) == [paths[-1]]  # met from the inside out
+    result = extract(html, "auto", page_type="service", body=True, threshold=0.0)
+    assert "Our team writes" not in result.main_text
+    assert len(result.extra["body"]) == 1
+    # many sibling teasers, each named alike: the bodies stop at MAX_BODIES too
+    teasers = "".join(
+        f"<div class='post-content'><p>Teaser {i} of a post about the valley, with a few "
+        "words more.</p></div>"
+        for i in range(3 * body.MAX_BODIES)
+    )
+    blocks = parse(f"<html><body>{teasers}</body></html>").section_blocks()
+    assert len(body.named_bodies(blocks)) == body.MAX_BODIES
