@@ -215,3 +215,37 @@ def test_nested_and_repeated_bodies_are_bounded() -> None:
     )
     blocks = parse(f"<html><body>{teasers}</body></html>").section_blocks()
     assert len(body.named_bodies(blocks)) == body.MAX_BODIES
+
+
+def test_the_compiled_walk_finds_what_the_python_walk_finds() -> None:
+    from scrapy_boilerplate.core import compiled
+
+    twin = body._body_walk
+    if twin.compiled is None:
+        pytest.skip("auto's compiled module is not built")
+    pages = [
+        _page(),
+        _page(parts=2),
+        _page(body_class="content"),
+        "<html><body><main itemprop='articleBody'><section class='post'>"
+        + POST
+        + "</section></main><div id='article-body-2'><!-- a comment --><p>Tail text.</p>"
+        "</div><article class='entry'><p>One more entry.</p></article></body></html>",
+        "<html><body>"
+        + "<div class='post-content'>" * 40
+        + POST
+        + "</div>" * 40
+        + "</body></html>",
+    ]
+    for html in pages:
+        blocks = parse(html).section_blocks()
+        elements = [b.element for b in blocks]
+        rng = np.random.default_rng(len(html))
+        for chosen in (elements, [e for e in elements if rng.random() < 0.5], elements[::-1]):
+            for limit in (1, 3, body.MAX_BODIES):
+                expected = twin.python(chosen, limit)
+                assert twin(chosen, limit) == expected
+                with compiled.disabled():
+                    assert twin(chosen, limit) == expected
+    # the pages above do name bodies: the walks compared found some
+    assert twin.python([b.element for b in parse(_page(parts=2)).section_blocks()], 5)

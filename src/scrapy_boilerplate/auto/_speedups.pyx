@@ -1875,3 +1875,59 @@ def aside_blocks(list blocks, chars, list kept, double max_share, object names_a
         PyMem_Free(nodes)
     out[marked] = True
     return out
+
+
+cdef inline bint _is_body_tag(xmlNode* c) noexcept:
+    """Whether an element is a ``div``, ``article``, ``main`` or ``section`` (no namespace,
+    as ``el.tag in body.BODY_TAGS`` reads it)."""
+    cdef const char* name
+    if c.type != tree.XML_ELEMENT_NODE or c.ns is not NULL or c.name is NULL:
+        return False
+    name = <const char*>c.name
+    return (
+        strcmp(name, b"div") == 0
+        or strcmp(name, b"article") == 0
+        or strcmp(name, b"section") == 0
+        or strcmp(name, b"main") == 0
+    )
+
+
+def body_walk(list elements, Py_ssize_t limit, object named_values, dict cache):
+    """``body._body_walk``: walking up from each of ``elements`` (each node once, by the
+    tree's pointers), ``(index, steps up)`` of each ``div`` / ``article`` / ``main`` /
+    ``section`` whose ``class``, ``id`` and ``itemprop`` values ``named_values`` says name
+    a body (memoised in ``cache`` by the three values, cleared past 100,000 entries, as
+    ``body.names_body`` memoises them); in the order met, at most ``limit``."""
+    cdef set seen = set()
+    cdef list out = []
+    cdef xmlNode* c
+    cdef Py_ssize_t i, up
+    for i in range(len(elements)):
+        el = elements[i]
+        if not isinstance(el, cetree._Element) or (<cetree._Element>el)._c_node is NULL:
+            raise Unsupported("not an element")
+        c = (<cetree._Element>el)._c_node
+        up = 0
+        while c is not NULL and <size_t>c not in seen:
+            seen.add(<size_t>c)
+            if _is_body_tag(c):
+                cls = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"class")
+                ident = cetree.attributeValueFromNsName(c, NULL, <const unsigned char*>b"id")
+                itemprop = cetree.attributeValueFromNsName(
+                    c, NULL, <const unsigned char*>b"itemprop"
+                )
+                if cls is not None or ident is not None or itemprop is not None:
+                    key = (cls, ident, itemprop)
+                    found = cache.get(key)
+                    if found is None:
+                        found = bool(named_values(cls, ident, itemprop))
+                        if len(cache) >= 100_000:
+                            cache.clear()
+                        cache[key] = found
+                    if found:
+                        out.append((i, up))
+                        if len(out) >= limit:
+                            return out
+            c = _parent(c)
+            up += 1
+    return out

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import TextBlock
 
 #: A ``class`` or ``id`` that names a post's or an article's text (matched anywhere in the
@@ -59,19 +60,65 @@ BODY_TYPES: tuple[str, ...] = (
 RULE_VERSION = 1
 #: Named bodies looked at, at most (a page of nested post boxes).
 MAX_BODIES = 100
+#: ``auto``'s compiled module, where :func:`_body_walk` has its twin
+COMPILED = "scrapy_boilerplate.auto._speedups"
+#: (class, id, itemprop) -> whether they name a body; shared by the process's pages
+#: (templates repeat), cleared when it grows past this
+_NAMED_CACHE: dict[tuple[str | None, str | None, str | None], bool] = {}
+_NAMED_CACHE_SIZE = 100_000
 
 _BODY_TAGS = frozenset(BODY_TAGS)
 
 
-def names_body(el: Any) -> bool:
-    """Whether ``el``'s ``class`` or ``id`` (or its ``itemprop``) names a post's text."""
-    cls = el.get("class")
+def _named_values(cls: str | None, ident: str | None, itemprop: str | None) -> bool:
+    """Whether these ``class``, ``id`` and ``itemprop`` values name a post's text."""
     if cls and (cls in BODY_CLASSES or BODY_WORDS.search(cls)):
         return True
-    ident = el.get("id")
     if ident and (ident == "articleContent" or BODY_WORDS.search(ident)):
         return True
-    return el.get("itemprop") == "articleBody"
+    return itemprop == "articleBody"
+
+
+def names_body(el: Any) -> bool:
+    """Whether ``el``'s ``class`` or ``id`` (or its ``itemprop``) names a post's text."""
+    cls, ident, itemprop = el.get("class"), el.get("id"), el.get("itemprop")
+    if cls is None and ident is None and itemprop is None:
+        return False
+    key = (cls, ident, itemprop)
+    found = _NAMED_CACHE.get(key)
+    if found is None:
+        found = _named_values(cls, ident, itemprop)
+        if len(_NAMED_CACHE) >= _NAMED_CACHE_SIZE:
+            _NAMED_CACHE.clear()
+        _NAMED_CACHE[key] = found
+    return found
+
+
+def _walk_arguments(elements: list[Any], limit: int) -> tuple[Any, ...]:
+    return (elements, limit, _named_values, _NAMED_CACHE)
+
+
+@_compiled.twin("body_walk", module=COMPILED, arguments=_walk_arguments)
+def _body_walk(elements: list[Any], limit: int) -> list[tuple[int, int]]:
+    """Walk up from each of ``elements`` (each element looked at once) and return, for
+    each element of :data:`BODY_TAGS` met that :func:`names_body`, the index of the
+    element it was reached from and how many steps up it lies; in the order met, at most
+    ``limit``. Compiled where ``_speedups`` is built (the tree's pointers, without a
+    proxy for each element passed)."""
+    seen: set[Any] = set()
+    out: list[tuple[int, int]] = []
+    tags, named = _BODY_TAGS, names_body
+    for i, el in enumerate(elements):
+        up = 0
+        while el is not None and el not in seen:
+            seen.add(el)
+            if el.tag in tags and named(el):
+                out.append((i, up))
+                if len(out) >= limit:
+                    return out
+            el = el.getparent()
+            up += 1
+    return out
 
 
 def named_bodies(
@@ -82,38 +129,29 @@ def named_bodies(
     are written) and which blocks it holds; in the order they were met, at most
     :data:`MAX_BODIES`.
 
-    Found by walking up from the blocks' elements (each element looked at once), so a
-    page's many other ``div``\\ s cost nothing. The blocks under an element are a stretch
-    of consecutive blocks whose xpaths start with the element's, widened from the block
-    it was reached from."""
-    seen: set[Any] = set()
-    out: list[tuple[str, np.ndarray]] = []
-    indices = range(len(blocks)) if labels is None else np.flatnonzero(labels).tolist()
-    xpaths: list[str] = []  # the blocks' xpaths, read once a body is found
+    Found by walking up from the blocks' elements (:func:`_body_walk`), so a page's many
+    other ``div``\\ s cost nothing. The blocks under an element are a stretch of
+    consecutive blocks whose xpaths start with the element's, widened from the block it
+    was reached from; the blocks' xpaths are read only on a page with a named body."""
+    indices = list(range(len(blocks))) if labels is None else np.flatnonzero(labels).tolist()
+    found = _body_walk([blocks[i].element for i in indices], MAX_BODIES)
+    if not found:
+        return []
+    xpaths = [b.xpath for b in blocks]
     last = len(blocks) - 1
-    tags, named = _BODY_TAGS, names_body
-    for i in indices:
-        el = blocks[i].element
-        up = 0  # steps climbed from the block's element
-        while el is not None and el not in seen:
-            seen.add(el)
-            if el.tag in tags and named(el):
-                if not xpaths:
-                    xpaths = [b.xpath for b in blocks]
-                path = xpaths[i].rsplit("/", up)[0] if up else xpaths[i]
-                prefix = path + "/"
-                lo = hi = i
-                while lo and (xpaths[lo - 1] == path or xpaths[lo - 1].startswith(prefix)):
-                    lo -= 1
-                while hi < last and (xpaths[hi + 1] == path or xpaths[hi + 1].startswith(prefix)):
-                    hi += 1
-                inside = np.zeros(len(blocks), dtype=bool)
-                inside[lo : hi + 1] = True
-                out.append((path, inside))
-                if len(out) >= MAX_BODIES:
-                    return out
-            el = el.getparent()
-            up += 1
+    out: list[tuple[str, np.ndarray]] = []
+    for k, up in found:
+        i = indices[k]
+        path = xpaths[i].rsplit("/", up)[0] if up else xpaths[i]
+        prefix = path + "/"
+        lo = hi = i
+        while lo and (xpaths[lo - 1] == path or xpaths[lo - 1].startswith(prefix)):
+            lo -= 1
+        while hi < last and (xpaths[hi + 1] == path or xpaths[hi + 1].startswith(prefix)):
+            hi += 1
+        inside = np.zeros(len(blocks), dtype=bool)
+        inside[lo : hi + 1] = True
+        out.append((path, inside))
     return out
 
 
