@@ -258,6 +258,15 @@ def contradictory_metadata() -> bytes:
     return _page(body + ARTICLE, head).encode()
 
 
+def named_bodies(depth: int = 2_000, teasers: int = 20_000) -> bytes:
+    """The article inside ``depth`` nested ``<div class="post-content">``, then ``teasers``
+    sibling ``<article class="entry">``: post boxes named as `auto`'s named-body rule
+    reads them, nested and repeated."""
+    nest = "<div class='post-content'>" * depth + ARTICLE + "</div>" * depth
+    card = "<article class='entry'><p>A teaser of another story about the pier.</p></article>"
+    return _page(nest + card * teasers).encode()
+
+
 @dataclass
 class Adversarial:
     """One hostile input and the outcomes a correct extraction may have."""
@@ -297,6 +306,7 @@ PAGES: dict[str, Adversarial] = {
     ),
     "utf16-undeclared": Adversarial(utf16_undeclared, ("binary",), content_type="text/html"),
     "broken-tables": Adversarial(broken_tables, (None,), keeps="lighthouse"),
+    "named-bodies": Adversarial(named_bodies, (None,), keeps="lighthouse"),
     "frameset": Adversarial(frameset, ("frameset", None)),  # <noframes> text may be read
     "rss": Adversarial(rss_feed, ("not-html",), content_type="application/rss+xml"),
     "xhtml": Adversarial(xhtml, (None,), keeps="lighthouse", content_type="application/xhtml+xml"),
