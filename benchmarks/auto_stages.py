@@ -9,7 +9,9 @@ parse (``lxml.html.document_fromstring`` of the str, as ``benchmarks/run.py`` ti
 the whole ``extract(html, "auto")``, then its steps one after the other on a fresh parse:
 ``parse``, the segmentation (``Document.section_blocks``), the block features, the page
 features, the page type's trees, the block trees (with the page type's columns joined to
-the block features) and the rest (the decision, the quality model, the result). Printed:
+the block features) and the rest (the decision, the aside and named-body rules, the
+quality model, the result); and, on its own, the named-body rule on the pages it applies
+to (a part of the rest). Printed:
 the median of each over the pages, in ms and as a multiple of the median lxml parse. The
 steps' medians need not add up to the whole's. Single-threaded; the compiled steps and
 forests as installed. Writes ``auto_stages.md`` with ``--out``.
@@ -33,12 +35,15 @@ from harness.datasets import DATASETS, load, missing_message
 from harness.output import add_out, write_reports
 from scrapy_boilerplate import extract
 from scrapy_boilerplate.auto import features, pagetype
+from scrapy_boilerplate.auto.asides import aside_blocks
+from scrapy_boilerplate.auto.body import choose_body, named_bodies, outside_body
 from scrapy_boilerplate.auto.extractor import (
     _described,
     decide,
     quality_features,
     rounded,
     with_page_type,
+    without_asides,
 )
 from scrapy_boilerplate.auto.model import load_model
 from scrapy_boilerplate.core import compiled
@@ -51,7 +56,7 @@ from scrapy_boilerplate.core.result import (
 )
 
 STEPS = ("lxml", "auto", "parse", "segment", "block features", "page features", "page type",
-         "block trees", "rest")  # fmt: skip
+         "block trees", "rest", "named body")  # fmt: skip
 
 
 def _timed(times: dict[str, list[float]], step: str, call: Callable[..., Any], *args: Any) -> Any:
@@ -68,14 +73,37 @@ def _lxml_parse(html: str) -> Any:
         return None
 
 
-def _rest(model: Any, doc: Any, blocks: list[Any], p: np.ndarray, p_type: np.ndarray) -> Any:
-    """What ``AutoExtractor.extract`` does after the block trees."""
+def _decided(
+    model: Any, blocks: list[Any], p: np.ndarray, p_type: np.ndarray
+) -> tuple[str, np.ndarray, np.ndarray, bool]:
+    """The page type, the blocks' characters and the decision, as the extractor makes it."""
     kind = model.page_types[int(p_type.argmax())]
     threshold = model.thresholds.get(kind, model.default_threshold)
     chars = np.array([len(b.text) for b in blocks], dtype=np.float64)
     labels, rescued = decide(
         p, threshold, bool(chars.sum()), chars if model.best_run else None, model.run_keep
     )
+    return kind, chars, labels, rescued
+
+
+def _named_body(model: Any, blocks: list[Any], chars: np.ndarray, labels: np.ndarray) -> Any:
+    """The named-body rule alone (:mod:`scrapy_boilerplate.auto.body`), on decided labels."""
+    bodies = named_bodies(blocks, labels)
+    chosen = choose_body(labels, chars, [inside for _, inside in bodies], model.body_share)
+    if chosen is None:
+        return labels
+    inside = np.logical_or.reduce([bodies[k][1] for k in chosen])
+    return labels & ~outside_body(labels, inside)
+
+
+def _rest(model: Any, doc: Any, blocks: list[Any], p: np.ndarray, p_type: np.ndarray) -> Any:
+    """What ``AutoExtractor.extract`` does after the block trees: the decision, the aside
+    and named-body rules where the model applies them, the quality, the result."""
+    kind, chars, labels, rescued = _decided(model, blocks, p, p_type)
+    if not rescued and kind in model.aside_types:
+        labels = without_asides(labels, aside_blocks(blocks, chars, labels, model.aside_share))
+    if not rescued and kind in model.body_types:
+        labels = _named_body(model, blocks, chars, labels)
     model.quality(quality_features(p, chars, labels, p_type, rescued))
     out = blocks_from_segments(
         blocks,
@@ -105,6 +133,9 @@ def measure_page(model: Any, page: Any, times: dict[str, list[float]]) -> None:
     p_type = _timed(times, "page type", model.page_type, px)
     p = _timed(times, "block trees", lambda: model.blocks(with_page_type(bx, p_type)))
     _timed(times, "rest", _rest, model, doc, blocks, p, p_type)
+    kind, chars, labels, rescued = _decided(model, blocks, p, p_type)
+    if not rescued and kind in model.body_types:
+        _timed(times, "named body", _named_body, model, blocks, chars, labels)
 
 
 def measure(pages: list[Any], repeat: int) -> dict[str, list[float]]:
@@ -136,6 +167,8 @@ def report(results: dict[str, dict[str, list[float]]], repeat: int) -> str:
         for step in STEPS:
             median = statistics.median(times[step]) if times[step] else float("nan")
             label = 'whole `extract(html, "auto")`' if step == "auto" else step
+            if step == "named body":
+                label = f"named-body rule (in the rest; {len(times[step])} of the passes)"
             lines.append(f"| {label} | {median * 1e3:.3f} | {median / reference:.2f} |")
         lines.append("")
     return "\n".join(lines)
