@@ -14,9 +14,9 @@ the text the trees kept (one, or the parts of an article split alike) hold at le
 :data:`MIN_SHARE` of its characters, the kept blocks that follow the body's start and lie
 outside it are boilerplate (the comments, related posts, widgets and footer after a
 post); what comes before it stays (a post's title, lead and byline sit in the
-template's header above its body). Forum pages are left out:
-each post there has a body of its own, and the first one is not the thread. The rule was
-kept by ``auto``'s grouped cross-validation (docs/auto.md).
+template's header above its body). Forum pages are left out: each post there has a body
+of its own, and the first one is not the thread. The rule was kept by ``auto``'s grouped
+cross-validation (docs/auto.md).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.document import TextBlock
 
 #: A ``class`` or ``id`` that names a post's or an article's text (matched anywhere in the
-#: value, case kept, as trafilatura matches its first body XPath; ``articlebody`` in any
-#: case).
+#: value, case kept, as trafilatura matches its first body XPath; ``articleBody`` with
+#: either of its two capitals or none).
 BODY_WORDS = re.compile(
     r"post-text|post_text|post-body|post-entry|postentry|post-content|post_content"
     r"|postcontent|postContent|post_inner_wrapper|article-text|articletext|articleText"
