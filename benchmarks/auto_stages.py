@@ -36,7 +36,7 @@ from harness.output import add_out, write_reports
 from scrapy_boilerplate import extract
 from scrapy_boilerplate.auto import features, pagetype
 from scrapy_boilerplate.auto.asides import aside_blocks
-from scrapy_boilerplate.auto.body import choose_body, named_bodies, outside_body
+from scrapy_boilerplate.auto.body import apply_body, named_bodies
 from scrapy_boilerplate.auto.extractor import (
     _described,
     decide,
@@ -89,11 +89,7 @@ def _decided(
 def _named_body(model: Any, blocks: list[Any], chars: np.ndarray, labels: np.ndarray) -> Any:
     """The named-body rule alone (:mod:`scrapy_boilerplate.auto.body`), on decided labels."""
     bodies = named_bodies(blocks, labels)
-    chosen = choose_body(labels, chars, [inside for _, inside in bodies], model.body_share)
-    if chosen is None:
-        return labels
-    inside = np.logical_or.reduce([bodies[k][1] for k in chosen])
-    return labels & ~outside_body(labels, inside)
+    return apply_body(labels, chars, [inside for _, inside in bodies], model.body_share)[0]
 
 
 def _rest(model: Any, doc: Any, blocks: list[Any], p: np.ndarray, p_type: np.ndarray) -> Any:

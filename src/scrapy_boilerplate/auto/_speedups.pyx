@@ -1892,12 +1892,15 @@ cdef inline bint _is_body_tag(xmlNode* c) noexcept:
     )
 
 
-def body_walk(list elements, Py_ssize_t limit, object named_values, dict cache):
+def body_walk(
+    list elements, Py_ssize_t limit, object named_values, dict cache, Py_ssize_t cache_size
+):
     """``body._body_walk``: walking up from each of ``elements`` (each node once, by the
     tree's pointers), ``(index, steps up)`` of each ``div`` / ``article`` / ``main`` /
     ``section`` whose ``class``, ``id`` and ``itemprop`` values ``named_values`` says name
-    a body (memoised in ``cache`` by the three values, cleared past 100,000 entries, as
-    ``body.names_body`` memoises them); in the order met, at most ``limit``."""
+    a body (memoised in ``cache`` by the three values, cleared when it holds
+    ``cache_size``, as ``body.names_body`` memoises them); in the order met, at most
+    ``limit``."""
     cdef set seen = set()
     cdef list out = []
     cdef xmlNode* c
@@ -1921,7 +1924,7 @@ def body_walk(list elements, Py_ssize_t limit, object named_values, dict cache):
                     found = cache.get(key)
                     if found is None:
                         found = bool(named_values(cls, ident, itemprop))
-                        if len(cache) >= 100_000:
+                        if len(cache) >= cache_size:
                             cache.clear()
                         cache[key] = found
                     if found:

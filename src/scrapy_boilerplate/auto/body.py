@@ -95,7 +95,7 @@ def names_body(el: Any) -> bool:
 
 
 def _walk_arguments(elements: list[Any], limit: int) -> tuple[Any, ...]:
-    return (elements, limit, _named_values, _NAMED_CACHE)
+    return (elements, limit, _named_values, _NAMED_CACHE, _NAMED_CACHE_SIZE)
 
 
 @_compiled.twin("body_walk", module=COMPILED, arguments=_walk_arguments)
@@ -175,6 +175,22 @@ def choose_body(
     return chosen
 
 
+def apply_body(
+    labels: np.ndarray,
+    chars: np.ndarray,
+    bodies: Sequence[np.ndarray],
+    min_share: float = MIN_SHARE,
+) -> tuple[np.ndarray, list[int] | None]:
+    """The rule on ``labels``: :func:`choose_body`, then :func:`outside_body` of the bodies
+    chosen taken out. Returns the labels and the bodies followed (None: the rule did not
+    apply, and the labels are ``labels``)."""
+    chosen = choose_body(labels, chars, bodies, min_share)
+    if chosen is None:
+        return labels, None
+    inside = np.logical_or.reduce([bodies[k] for k in chosen])
+    return labels & ~outside_body(labels, inside), chosen
+
+
 def outermost(paths: Sequence[str]) -> list[str]:
     """``paths`` less those inside another of them (the bodies a result names)."""
     return [p for p in paths if not any(p.startswith(q + "/") for q in paths if q != p)]
@@ -195,6 +211,7 @@ __all__ = [
     "BODY_WORDS",
     "MIN_SHARE",
     "RULE_VERSION",
+    "apply_body",
     "choose_body",
     "named_bodies",
     "names_body",

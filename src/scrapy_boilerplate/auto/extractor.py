@@ -25,10 +25,9 @@ from scrapy_boilerplate.auto.asides import ASIDE_TYPES, MAX_SHARE, aside_blocks
 from scrapy_boilerplate.auto.body import (
     BODY_TYPES,
     MIN_SHARE,
-    choose_body,
+    apply_body,
     named_bodies,
     outermost,
-    outside_body,
 )
 from scrapy_boilerplate.auto.model import check_model, load_model, shipped_models
 from scrapy_boilerplate.core import compiled as _compiled
@@ -373,12 +372,9 @@ class AutoExtractor(Extractor):
             use_body = bool(model.body_types)
         if use_body and not rescued and kind in (model.body_types or BODY_TYPES):
             bodies = named_bodies(blocks, labels)
-            chosen = choose_body(
-                labels, chars, [inside for _, inside in bodies], model.body_share or MIN_SHARE
-            )
+            share = model.body_share or MIN_SHARE
+            labels, chosen = apply_body(labels, chars, [inside for _, inside in bodies], share)
             if chosen is not None:
-                inside = np.logical_or.reduce([bodies[k][1] for k in chosen])
-                labels = labels & ~outside_body(labels, inside)
                 extra["body"] = outermost([bodies[k][0] for k in chosen])
         quality = model.quality(quality_features(p, chars, labels, p_type, rescued))
         out = blocks_from_segments(

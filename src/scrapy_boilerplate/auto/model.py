@@ -153,37 +153,33 @@ def _decoding(path: Path, value: Any) -> tuple[bool, float | None]:
     return True, float(keep)
 
 
-def _asides(path: Path, value: Any) -> tuple[frozenset[str], float]:
-    """The aside rule a model's metadata names (:mod:`.asides`): the page types it applies
-    to and its share. None is no rule; a version this code does not know, or values that
-    are not what they should be, are refused, naming the file."""
+def _typed_rule(path: Path, value: Any, name: str, version: int) -> tuple[frozenset[str], float]:
+    """A rule a model's metadata names as ``{version, types, share}`` (the ``name`` rule:
+    ``aside``, ``body``): the page types it applies to and its share. None is no rule; a
+    version other than ``version``, or values that are not what they should be, are
+    refused, naming the file."""
     if value is None:
         return frozenset(), 0.0
-    if not isinstance(value, dict) or value.get("version") != RULE_VERSION:
-        raise ModelError(path, f"its metadata names an unknown aside rule: {str(value)[:100]}")
+    if not isinstance(value, dict) or value.get("version") != version:
+        raise ModelError(path, f"its metadata names an unknown {name} rule: {str(value)[:100]}")
     types, share = value.get("types"), value.get("share")
     if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
-        raise ModelError(path, f"its aside rule's types are not a list of names: {types!r:.60}")
+        raise ModelError(path, f"its {name} rule's types are not a list of names: {types!r:.60}")
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 < share <= 1.0:
-        raise ModelError(path, f"its aside rule's share is not a fraction: {share!r:.40}")
+        raise ModelError(path, f"its {name} rule's share is not a fraction: {share!r:.40}")
     return frozenset(types), float(share)
+
+
+def _asides(path: Path, value: Any) -> tuple[frozenset[str], float]:
+    """The aside rule a model's metadata names (:mod:`.asides`): the page types it applies
+    to and the largest share of the page an aside may hold (:func:`_typed_rule`)."""
+    return _typed_rule(path, value, "aside", RULE_VERSION)
 
 
 def _body(path: Path, value: Any) -> tuple[frozenset[str], float]:
     """The named-body rule a model's metadata names (:mod:`.body`): the page types it
-    applies to and the least share of the kept text the body holds. None is no rule; a
-    version this code does not know, or values that are not what they should be, are
-    refused, naming the file."""
-    if value is None:
-        return frozenset(), 0.0
-    if not isinstance(value, dict) or value.get("version") != _body_rule.RULE_VERSION:
-        raise ModelError(path, f"its metadata names an unknown body rule: {str(value)[:100]}")
-    types, share = value.get("types"), value.get("share")
-    if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
-        raise ModelError(path, f"its body rule's types are not a list of names: {types!r:.60}")
-    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 < share <= 1.0:
-        raise ModelError(path, f"its body rule's share is not a fraction: {share!r:.40}")
-    return frozenset(types), float(share)
+    applies to and the least share of the kept text the body holds (:func:`_typed_rule`)."""
+    return _typed_rule(path, value, "body", _body_rule.RULE_VERSION)
 
 
 _files: ModelFiles[AutoModel] = ModelFiles(AutoModel)

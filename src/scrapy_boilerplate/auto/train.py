@@ -376,10 +376,7 @@ def _decide(
     if body is None:
         body = asides
     if body and not rescued and _kind(page) in BODY["types"]:
-        chosen = body_rule.choose_body(labels, page.chars, page.bodies, BODY["share"])
-        if chosen is not None:
-            inside = np.logical_or.reduce([page.bodies[k] for k in chosen])
-            labels = labels & ~body_rule.outside_body(labels, inside)
+        labels, _ = body_rule.apply_body(labels, page.chars, page.bodies, BODY["share"])
     return labels, rescued
 
 
