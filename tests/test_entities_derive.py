@@ -6,6 +6,7 @@ from __future__ import annotations
 import scrapy_boilerplate as sb
 from scrapy_boilerplate.entities.derive import (
     clean_entity,
+    dates_in,
     derive,
     head_of,
     labelled_segments,
@@ -334,3 +335,32 @@ def test_unbroken_tells_the_subtrees_without_a_break():
 
     assert has_break("//div") and has_break("//p[1]")
     assert not has_break("//p[2]") and not has_break("//span")
+
+
+def test_dates_are_read_inside_text():
+    assert dates_in("Paper deadline: Tue July 16 (Round 1), Tue Oct 22 (Round 2)") == (
+        "July 16",
+        "Oct 22",
+    )
+    assert dates_in("the first on June 14, 2019, the second on September  13, 2019.") == (
+        "June 14, 2019",
+        "September 13, 2019",
+    )
+    assert dates_in("from the 1st of May 2020 to 31 December") == ("1st of May 2020", "31 December")
+    assert dates_in("midterm 10/29, final 12/10 10:30") == ("10/29", "12/10")
+    # not a date: a day past 31, a month past 12, a number alone, "may" the verb
+    assert dates_in("open 24/7, on 13/40, in May we may see 3 to 5") == ()
+    assert dates_in("no digit in May") == ()
+    got = _derived(
+        "<html><body><p>Submissions are due on June 14, 2019 for the summer cycle and on "
+        "September 13, 2019 for the fall cycle.</p>"
+        "<ul><li>Midterm: Friday October 18 in class</li><li>Final: Tuesday December 10, "
+        "8am</li></ul></body></html>"
+    )
+    assert ("dates", ["June 14, 2019", "September 13, 2019"], "/html[1]/body[1]/p[1]") in got
+    assert ("dates", ["October 18", "December 10"], "/html[1]/body[1]/ul[1]/li") in got
+
+
+def test_an_element_with_one_date_gives_no_dates_list():
+    got = _derived("<html><body><p>Due on June 14, 2019, no later.</p></body></html>")
+    assert not [e for t, e, _ in got if t == "dates"]

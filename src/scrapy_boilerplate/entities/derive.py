@@ -19,14 +19,19 @@ much to trust it, from a feature of that name):
   :func:`labelled_segments`), and the items of the lines below a short first line that
   names them without a colon ("Program Committee<br>PPoPP 2021, MICRO 2020, ...",
   :func:`_items_below_label`). An element whose inline content is followed by block
-  elements (a paragraph after a list of names, or the next item of a list whose ``</li>``
-  the page left out) is read the same way up to its first block child: its
+  elements (a paragraph after a list of names, or the next item of a list whose
+  ``</li>`` the page left out) is read the same way up to its first block child: its
   :func:`leading_lines`;
 - ``head``: a list of two elements or more (a paper's candidate) with each entity cut to
   its head: a leading number and a title ("Dr.", "Prof.") taken off, then cut at the
   first comma, colon, bracket or dash ("Dr. Ann Lee, MD" -> "Ann Lee");
 - ``tail``: such a list whose entities all hold a comma, each read after it ("Ann Lee,
   Acme University" -> "Acme University");
+- ``dates``: the dates written inside text ("the deadline is June 14, 2019", "Tue Oct 22
+  (Round 2)"): of such a list whose entities each hold one date, that date of each; and of
+  one element of inline content (as ``lines`` reads it) holding two dates or more, its
+  dates in order (:func:`dates_in`: a month's name or abbreviation with a day, and maybe a
+  year, either way round, or a numeric month / day);
 - ``first-line`` / ``head``: the elements that the paper's candidates miss because some
   of their texts are longer than 140 characters (a publication with its authors and
   venue): the children of one parent with one tag, or the grandchildren of one element
@@ -92,6 +97,19 @@ _EDGES = re.compile(r"^[\s,;:.\u2013\u2014-]+|[\s,;:\u2013\u2014-]+$")
 #: A label inside a text: one to four capitalised words and a colon, at the text's start or
 #: after a space ("... CATARS 2009 Publications Chair: PPoPP 2010"). Capitalised words just
 #: before it are read as part of it ("Ann Lee, Bob Ray Chair:" labels with "Bob Ray Chair").
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DAY = r"(?:[12][0-9]|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+#: A date inside text: "June 14, 2019", "Oct 22", "14 June 2019", "1st of May", "12/10"
+#: (month / day, then maybe a year); not a weekday, a time or a range's second end.
+_DATE = re.compile(
+    rf"\b(?:{_MONTH}\s+{_DAY}(?:,?\s+\d{{4}})?|{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"
+    r"|(?:1[0-2]|0?[1-9])/(?:[12][0-9]|3[01]|0?[1-9])(?:/\d{2}(?:\d{2})?)?)(?![\w/])",
+    re.IGNORECASE,
+)
+_DIGIT = re.compile(r"\d")
 _INLINE_LABEL = re.compile(r"(?:^|(?<=\s))(?:[A-Z][\w&'/-]*\s){0,3}[A-Z][\w&'/-]*:\s+(?=\S)")
 #: The longest first line (characters, words) taken for the name of the lines below it.
 MAX_LABEL = 40
@@ -131,6 +149,28 @@ def tail_of(text: str) -> str:
     affiliation: "Ann Lee, Acme University" -> "Acme University"); ``""`` without one."""
     head, sep, tail = " ".join(text.split()).partition(", ")
     return clean_entity(tail, label=False) if sep and head else ""
+
+
+def dates_in(text: str) -> tuple[str, ...]:
+    """The dates written in ``text``, in order, whitespace collapsed (see :data:`_DATE`):
+    "deadlines: Tue July 16 (Round 1), Tue Oct 22 (Round 2)" -> ``("July 16", "Oct
+    22")``."""
+    if _DIGIT.search(text) is None:
+        return ()
+    return tuple(" ".join(m.group(0).split()) for m in _DATE.finditer(text))
+
+
+def _dated(entities: Sequence[str]) -> bool:
+    """Whether one of ``entities`` may hold a date (a list of names holds none)."""
+    text = "\n".join(entities)
+    return _DIGIT.search(text) is not None and _DATE.search(text) is not None
+
+
+@lru_cache(maxsize=STRING_CACHE_SIZE)  # (a page's lists share their strings)
+def _one_date(text: str) -> str:
+    """The one date of ``text`` (:func:`dates_in`); ``""`` for none or several."""
+    found = dates_in(text)
+    return found[0] if len(found) == 1 else ""
 
 
 def lines_of(el: Any, max_text: int = MAX_TEXT) -> list[str] | None:
@@ -475,6 +515,9 @@ def _line_lists(el: Any, lines: list[str], heads: bool) -> list[tuple[str, list[
     below = _items_below_label(lines)
     if below is not None:
         out.append(("split", below))
+    dates = dates_in(" ".join(lines))
+    if len(dates) >= 2:
+        out.append(("dates", list(dates)))
     return out
 
 
@@ -485,8 +528,9 @@ def derive(
     max_derived: int = MAX_DERIVED,
 ) -> list[Candidate]:
     """The derived candidates of the page under ``root`` (an element of ``page``):
-    ``head`` lists from ``candidates`` (the paper's, from :func:`~.predicates.generate`
-    on ``root``), then ``lines`` and ``split`` lists of the elements under ``root``, then
+    ``head``, ``tail`` and ``dates`` lists from ``candidates`` (the paper's,
+    from :func:`~.predicates.generate` on ``root``), then ``lines``, ``split`` and
+    ``dates`` lists of the elements under ``root``, then
     ``section`` runs of all of those lists; none with the entities and first node of a
     candidate already made, at most ``max_derived``."""
     seen = {(tuple(c.entities), c.first) for c in candidates}
@@ -506,7 +550,9 @@ def derive(
     for cand in candidates:  # head: a paper's list, each entity cut to its head
         if len(cand.nodes) < 2:
             continue
-        for name, read in (("head", head_of), ("tail", tail_of)):
+        for name, read in (("head", head_of), ("tail", tail_of), ("dates", _one_date)):
+            if read is _one_date and not _dated(cand.entities):
+                continue  # (no date in the whole list: one scan instead of one per entity)
             entities = [read(e) for e in cand.entities]
             if add(Candidate(cand.nodes, entities, cand.patterns, cand.count, cand.first, name)):
                 return out
@@ -577,6 +623,7 @@ def derive(
 
 __all__ = [
     "clean_entity",
+    "dates_in",
     "derive",
     "group_pattern",
     "head_of",
