@@ -267,6 +267,17 @@ def named_bodies(depth: int = 2_000, teasers: int = 20_000) -> bytes:
     return _page(nest + card * teasers).encode()
 
 
+def dates_everywhere(items: int = 5_000, lines: int = 1_000) -> bytes:
+    """``items`` list items of two dates each, a ``<br>`` list of ``lines`` dates and a
+    table of a date a cell: lists that the entity extractor's ``dates`` reading reads
+    (each element's dates, and a list's one date an item), at every size it bounds."""
+    item = "<li>Round {0}: due June 14, 2019, or else 10/29/2019 (late)</li>"
+    listing = "<ul>" + "".join(item.format(i) for i in range(items)) + "</ul>"
+    breaks = "<p>" + "<br>".join(f"{i % 28 + 1} May 2020" for i in range(lines)) + "</p>"
+    table = "<table>" + "<tr><td>Oct 22</td><td>12/10</td></tr>" * items + "</table>"
+    return _page(ARTICLE + listing + breaks + table).encode()
+
+
 @dataclass
 class Adversarial:
     """One hostile input and the outcomes a correct extraction may have."""
@@ -307,6 +318,7 @@ PAGES: dict[str, Adversarial] = {
     "utf16-undeclared": Adversarial(utf16_undeclared, ("binary",), content_type="text/html"),
     "broken-tables": Adversarial(broken_tables, (None,), keeps="lighthouse"),
     "named-bodies": Adversarial(named_bodies, (None,), keeps="lighthouse"),
+    "dates-everywhere": Adversarial(dates_everywhere, (None,), keeps="lighthouse"),
     "frameset": Adversarial(frameset, ("frameset", None)),  # <noframes> text may be read
     "rss": Adversarial(rss_feed, ("not-html",), content_type="application/rss+xml"),
     "xhtml": Adversarial(xhtml, (None,), keeps="lighthouse", content_type="application/xhtml+xml"),
