@@ -165,6 +165,14 @@ def choose_body(
     rule follows: all those holding a block kept by ``labels`` (an article split into
     parts names each part alike), provided that together they hold at least
     ``min_share`` of the kept characters (``chars``); None when they do not."""
+    found = _chosen(labels, chars, bodies, min_share)
+    return None if found is None else found[0]
+
+
+def _chosen(
+    labels: np.ndarray, chars: np.ndarray, bodies: Sequence[np.ndarray], min_share: float
+) -> tuple[list[int], np.ndarray] | None:
+    """:func:`choose_body`'s bodies and the blocks they hold together."""
     kept = labels.astype(bool)
     chosen = [k for k, inside in enumerate(bodies) if (kept & inside).any()]
     if not chosen:
@@ -172,7 +180,7 @@ def choose_body(
     inside = np.logical_or.reduce([bodies[k] for k in chosen])
     if float(chars[kept & inside].sum()) < min_share * float(chars[kept].sum()):
         return None
-    return chosen
+    return chosen, inside
 
 
 def apply_body(
@@ -184,10 +192,10 @@ def apply_body(
     """The rule on ``labels``: :func:`choose_body`, then :func:`outside_body` of the bodies
     chosen taken out. Returns the labels and the bodies followed (None: the rule did not
     apply, and the labels are ``labels``)."""
-    chosen = choose_body(labels, chars, bodies, min_share)
-    if chosen is None:
+    found = _chosen(labels, chars, bodies, min_share)
+    if found is None:
         return labels, None
-    inside = np.logical_or.reduce([bodies[k] for k in chosen])
+    chosen, inside = found
     return labels & ~outside_body(labels, inside), chosen
 
 

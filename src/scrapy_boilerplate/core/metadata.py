@@ -189,14 +189,16 @@ _CONTROL = re.compile(
 )
 #: class / id words of elements that show a page's date.
 _DATE_CLASS = re.compile(r"date|time|publish|posted|byline|entry-meta|post-meta")
-_MONTHS = (
+#: A month's name or abbreviation (a regular expression to compile case-insensitively;
+#: the entity extractor's dates read the same names).
+MONTHS = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
 #: A date as pages write it: "June 12, 2025", "12 June 2025", "2025-06-12".
 _TEXT_DATE = re.compile(
-    rf"\b{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d{{2}}\b"
-    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTHS},?\s+(?:19|20)\d{{2}}\b"
+    rf"\b{MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d{{2}}\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTHS},?\s+(?:19|20)\d{{2}}\b"
     r"|\b(?:19|20)\d{2}-[01]\d-[0-3]\d\b",
     re.IGNORECASE,
 )

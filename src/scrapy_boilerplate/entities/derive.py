@@ -61,6 +61,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from scrapy_boilerplate.core.metadata import MONTHS
 from scrapy_boilerplate.entities.features import STRING_CACHE_SIZE
 from scrapy_boilerplate.entities.pageindex import HIDDEN, PageIndex, tag_of, text_of
 from scrapy_boilerplate.entities.predicates import ANY, Candidate, path_of, short_text
@@ -97,15 +98,11 @@ _EDGES = re.compile(r"^[\s,;:.\u2013\u2014-]+|[\s,;:\u2013\u2014-]+$")
 #: A label inside a text: one to four capitalised words and a colon, at the text's start or
 #: after a space ("... CATARS 2009 Publications Chair: PPoPP 2010"). Capitalised words just
 #: before it are read as part of it ("Ann Lee, Bob Ray Chair:" labels with "Bob Ray Chair").
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
 _DAY = r"(?:[12][0-9]|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 #: A date inside text: "June 14, 2019", "Oct 22", "14 June 2019", "1st of May", "12/10"
 #: (month / day, then maybe a year); not a weekday, a time or a range's second end.
 _DATE = re.compile(
-    rf"\b(?:{_MONTH}\s+{_DAY}(?:,?\s+\d{{4}})?|{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"
+    rf"\b(?:{MONTHS}\s+{_DAY}(?:,?\s+\d{{4}})?|{_DAY}\s+(?:of\s+)?{MONTHS}(?:,?\s+\d{{4}})?"
     r"|(?:1[0-2]|0?[1-9])/(?:[12][0-9]|3[01]|0?[1-9])(?:/\d{2}(?:\d{2})?)?)(?![\w/])",
     re.IGNORECASE,
 )
