@@ -57,12 +57,12 @@ elements with more than :data:`MAX_TEXT` characters of text are skipped (up to
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from functools import lru_cache
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from scrapy_boilerplate.core.metadata import MONTHS
-from scrapy_boilerplate.entities.features import STRING_CACHE_SIZE
+from scrapy_boilerplate.entities.features import string_cache
 from scrapy_boilerplate.entities.pageindex import HIDDEN, PageIndex, tag_of, text_of
 from scrapy_boilerplate.entities.predicates import ANY, Candidate, path_of, short_text
 
@@ -113,11 +113,15 @@ MAX_LABEL = 40
 MAX_LABEL_WORDS = 5
 
 
-@lru_cache(maxsize=STRING_CACHE_SIZE)  # (a page's lists share their strings)
 def clean_entity(text: str, label: bool = True) -> str:
     """``text`` without a leading number or bullet, a leading title ("Dr.", "Prof.") and,
     when ``label``, a short leading label ("Students: Ann Lee" -> "Ann Lee"), whitespace
-    collapsed and separators at its edges taken off."""
+    collapsed and separators at its edges taken off (cached: a page's lists share their
+    strings)."""
+    return _clean_labelled(text) if label else _clean_bare(text)
+
+
+def _clean(text: str, label: bool) -> str:
     text = " ".join(_NBSP.sub(" ", text).split())
     text = _NUMBERING.sub("", text)
     if label:
@@ -128,7 +132,11 @@ def clean_entity(text: str, label: bool = True) -> str:
     return _EDGES.sub("", text)
 
 
-@lru_cache(maxsize=STRING_CACHE_SIZE)  # (a page's lists share their strings)
+_clean_labelled = string_cache(partial(_clean, label=True))
+_clean_bare = string_cache(partial(_clean, label=False))
+
+
+@string_cache  # (a page's lists share their strings)
 def head_of(text: str) -> str:
     """The head of an entity: :func:`clean_entity` (no label taken off), then cut at the
     first comma, colon, bracket or spaced dash ("Dr. Ann Lee, MD" -> "Ann Lee"; "Ann Lee:
@@ -140,7 +148,7 @@ def head_of(text: str) -> str:
     return _EDGES.sub("", text)
 
 
-@lru_cache(maxsize=STRING_CACHE_SIZE)  # (a page's lists share their strings)
+@string_cache  # (a page's lists share their strings)
 def tail_of(text: str) -> str:
     """What follows the first comma of an entity, :func:`clean_entity` (a name's
     affiliation: "Ann Lee, Acme University" -> "Acme University"); ``""`` without one."""
@@ -157,13 +165,7 @@ def dates_in(text: str) -> tuple[str, ...]:
     return tuple(" ".join(m.group(0).split()) for m in _DATE.finditer(text))
 
 
-def _dated(entities: Sequence[str]) -> bool:
-    """Whether one of ``entities`` may hold a date (a list of names holds none)."""
-    text = "\n".join(entities)
-    return _DIGIT.search(text) is not None and _DATE.search(text) is not None
-
-
-@lru_cache(maxsize=STRING_CACHE_SIZE)  # (a page's lists share their strings)
+@string_cache  # (a page's lists share their strings)
 def _one_date(text: str) -> str:
     """The one date of ``text`` (:func:`dates_in`); ``""`` for none or several."""
     found = dates_in(text)
@@ -518,6 +520,22 @@ def _line_lists(el: Any, lines: list[str], heads: bool) -> list[tuple[str, list[
     return out
 
 
+class _Lazy:
+    """A list's one pattern, made when first asked for (the lists read off one element, or
+    one group of elements, share it)."""
+
+    __slots__ = ("made", "make")
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make = make
+        self.made: list[Any] | None = None
+
+    def __call__(self) -> list[Any]:
+        if self.made is None:
+            self.made = [self.make()]
+        return self.made
+
+
 def derive(
     candidates: Sequence[Candidate],
     page: PageIndex,
@@ -533,25 +551,38 @@ def derive(
     seen = {(tuple(c.entities), c.first) for c in candidates}
     out: list[Candidate] = []
 
-    def add(cand: Candidate) -> bool:
-        """Keep ``cand`` if it is new and its entities fit; True when the cap is reached."""
-        key = (tuple(cand.entities), cand.first)
-        if key in seen or len(cand.entities) < 2:
+    def add(
+        nodes: list[Any],
+        entities: list[str],
+        patterns: list[Any] | Callable[[], list[Any]],
+        count: int,
+        first: int,
+        name: str,
+    ) -> bool:
+        """Keep the list if it is new and its entities fit; True when the cap is reached.
+        ``patterns`` may be a function that makes them: a list's pattern is read off the
+        page only once the list is kept (most lists read are not new)."""
+        key = (tuple(entities), first)
+        if key in seen or len(entities) < 2:
             return False
-        if not all(cand.entities) or any(len(e) >= MAX_CHARS for e in cand.entities):
+        if not all(entities) or any(len(e) >= MAX_CHARS for e in entities):
             return False
         seen.add(key)
-        out.append(cand)
+        made = patterns() if callable(patterns) else patterns
+        out.append(Candidate(nodes, entities, made, count, first, name))
         return len(out) >= max_derived
 
     for cand in candidates:  # head: a paper's list, each entity cut to its head
         if len(cand.nodes) < 2:
             continue
         for name, read in (("head", head_of), ("tail", tail_of), ("dates", _one_date)):
-            if read is _one_date and not _dated(cand.entities):
-                continue  # (no date in the whole list: one scan instead of one per entity)
+            if read is not head_of and not all(map(read, cand.entities)):
+                # An entity without a comma (tail) or without one date (dates) reads as "",
+                # which no list keeps: the list is left at its first such entity (most
+                # often its first), each entity's reading cached, instead of read whole.
+                continue
             entities = [read(e) for e in cand.entities]
-            if add(Candidate(cand.nodes, entities, cand.patterns, cand.count, cand.first, name)):
+            if add(cand.nodes, entities, cand.patterns, cand.count, cand.first, name):
                 return out
     start = page.number[root]
     memo: dict[int, Any] = {start: _root_path(root)}
@@ -566,10 +597,10 @@ def derive(
             firsts.append(clean_entity(first_lines[0], label=False) if first_lines else "")
         if not all(firsts):
             continue
-        pattern = _group_pattern(page, nums, start, memo)
         first = nums[0] - start
+        group = _Lazy(partial(_group_pattern, page, nums, start, memo))
         for name, entities in (("first-line", firsts), ("head", [head_of(x) for x in firsts])):
-            if add(Candidate(els, entities, [pattern], 1, first, name)):
+            if add(els, entities, group, 1, first, name):
                 return out
     inline = _inline_only(page)
     for i in range(start, page.end[start]):
@@ -585,9 +616,9 @@ def derive(
             lines = _list_lines(el)
             if not lines:
                 continue
-        pattern = [_own_pattern(page, i, start, memo)]
+        own = _Lazy(partial(_own_pattern, page, i, start, memo))
         for name, entities in _line_lists(el, lines, heads=True):
-            if add(Candidate([el], entities, pattern, 1, i - start, name)):
+            if add([el], entities, own, 1, i - start, name):
                 return out
     tags, end = page.tags, page.end
     for i in range(start, end[start]):  # the inline content before a block child
@@ -602,9 +633,9 @@ def derive(
         lines = leading_lines(el, page, inline)
         if not lines:
             continue
-        pattern = [_own_pattern(page, i, start, memo)]
+        own = _Lazy(partial(_own_pattern, page, i, start, memo))
         for name, entities in _line_lists(el, lines, heads=False):
-            if add(Candidate([el], entities, pattern, 1, i - start, name)):
+            if add([el], entities, own, 1, i - start, name):
                 return out
     section, headings = sections(page, start)
     for cand in [*candidates, *out]:  # section: a list cut at the page's headings
@@ -612,8 +643,8 @@ def derive(
             continue
         name = f"{cand.transform}+section" if cand.transform else "section"
         for nums, els, entities in _section_runs(cand, page, section, headings, start):
-            pattern = _group_pattern(page, nums, start, memo)
-            if add(Candidate(els, entities, [pattern], 1, nums[0] - start, name)):
+            run = _Lazy(partial(_group_pattern, page, nums, start, memo))
+            if add(els, entities, run, 1, nums[0] - start, name):
                 return out
     return out
 

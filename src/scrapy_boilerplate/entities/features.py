@@ -21,6 +21,7 @@ header cell above a list's table column (:func:`header_names`, query-independent
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import math
 import re
@@ -32,7 +33,7 @@ from functools import lru_cache, partial
 from itertools import chain
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.core.deadline import check
@@ -49,6 +50,37 @@ MAX_ANCESTOR_LEVELS = 5
 #: cyclic garbage collector walks every entry of every cache at each full collection, and
 #: a process that reads pages runs one every few pages.
 STRING_CACHE_SIZE = 16384
+
+_T = TypeVar("_T")
+
+
+def string_cache(function: Callable[[str], _T]) -> Callable[[str], _T]:
+    """``function`` of one string, memoised in a plain dict of at most
+    :data:`STRING_CACHE_SIZE` entries, emptied when full (a page's working set is what it
+    must hold). Not ``functools.lru_cache``: the cyclic garbage collector walks every
+    entry of every ``lru_cache`` at each full collection, and the page's lists and
+    features, which live as long as the page, make a process that reads pages run one
+    every page or two; a dict of strings is left alone by the collector, and one of
+    tuples of strings costs it two visits an entry instead of three. The function must
+    never return None (None marks a miss). ``cache`` is the dict; ``cache_clear()``
+    empties it."""
+    cache: dict[str, _T] = {}
+    get = cache.get
+
+    def cached(text: str) -> _T:
+        value = get(text)
+        if value is None:
+            if len(cache) >= STRING_CACHE_SIZE:
+                cache.clear()
+            value = cache[text] = function(text)
+        return value
+
+    functools.update_wrapper(cached, function)
+    cached.cache = cache  # type: ignore[attr-defined]
+    cached.cache_clear = cache.clear  # type: ignore[attr-defined]
+    return cached
+
+
 _BINS = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 _STOP = frozenset(
     (
@@ -332,15 +364,17 @@ def _tagger() -> Callable[[str], tuple[str, ...]]:
     )
     contractions = _text.replacements
     no_contractions: dict[str, str] = {}
+    # (a plain dict of strings, which the garbage collector never walks, where textblob's
+    # lazily loaded dict subclass is walked, 94,000 entries, at every full collection)
+    words: dict[str, str] = dict(lexicon.items())
 
-    @lru_cache(maxsize=STRING_CACHE_SIZE)
     def _token_tag(token: str, first: bool) -> str:
         """Pattern's ``find_tags`` for one token (``first``: the first of its sentence),
         with textblob's English lexicon and its defaults (NN, NNP, CD) and no contextual
         rules, as textblob's English parser calls it."""
-        tag = lexicon.get(token)
+        tag = words.get(token)
         if tag is None and first:
-            tag = lexicon.get(token.lower())
+            tag = words.get(token.lower())
         if tag is not None:
             return str(tag)
         if token.istitle():
@@ -349,13 +383,16 @@ def _tagger() -> Callable[[str], tuple[str, ...]]:
             return "CD"
         return str(_text._suffix_rules([token, "NN"])[1])
 
+    first_tag = string_cache(partial(_token_tag, first=True))
+    inner_tag = string_cache(partial(_token_tag, first=False))
+
     def tags(text: str) -> tuple[str, ...]:
         if _PLAIN_WORDS.fullmatch(text):
             # Letters and digits (any script) between single spaces: Pattern's tokenizer
             # (contractions, quotes, punctuation, abbreviations, emoticons) gives one
             # sentence of these very words, so it is skipped.
-            words = text.split(" ")
-            return (_token_tag(words[0], True), *(_token_tag(w, False) for w in words[1:]))
+            plain = text.split(" ")
+            return (first_tag(plain[0]), *map(inner_tag, plain[1:]))
         if "'" in text:
             sentences = find_tokens(text, replace=contractions)
         else:
@@ -363,19 +400,19 @@ def _tagger() -> Callable[[str], tuple[str, ...]]:
         out: list[str] = []
         for sentence in sentences:
             tokens = sentence.split(" ")
-            out.append(_token_tag(tokens[0], True))
-            out.extend(_token_tag(t, False) for t in tokens[1:])
+            out.append(first_tag(tokens[0]))
+            out.extend(map(inner_tag, tokens[1:]))
         return tuple(out)
 
     return tags
 
 
-@lru_cache(maxsize=STRING_CACHE_SIZE)
+@string_cache
 def _pos(text: str) -> tuple[str, ...]:
     return _tagger()(text) if text.strip() else ()
 
 
-@lru_cache(maxsize=STRING_CACHE_SIZE)
+@string_cache
 def word_shape(word: str) -> str:
     """Aa, a, A, 0, or the character classes collapsed (``Barack`` -> Aa, ``3.1`` -> 0.0)."""
     out: list[str] = []
@@ -386,7 +423,7 @@ def word_shape(word: str) -> str:
     return "".join(out)[:6]
 
 
-@lru_cache(maxsize=STRING_CACHE_SIZE)
+@string_cache
 def _entity_tokens(entity: str) -> tuple[int, str, tuple[str, ...], str, str, str, tuple[str, ...]]:
     """Every abstract token of one entity string, computed once per string."""
     words = entity.split()
@@ -441,12 +478,12 @@ def _stemmer() -> Callable[[str], str]:
     return PorterStemmer().stem
 
 
-@lru_cache(maxsize=STRING_CACHE_SIZE)
+@string_cache
 def _stem(word: str) -> str:
     return _stemmer()(word)
 
 
-@lru_cache(maxsize=STRING_CACHE_SIZE)
+@string_cache
 def _stems(text: str) -> frozenset[str]:
     """The stemmed lower-case words of ``text`` (contexts and entities recur: cached)."""
     return frozenset(_stem(m.group(0).lower()) for m in _WORD.finditer(text))

@@ -27,16 +27,15 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from scrapy_boilerplate.entities.features import (
     QUERY_PARTS,
-    STRING_CACHE_SIZE,
     Overlaps,
     query_style,
+    string_cache,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,7 +77,7 @@ def _tag_class(tag: str) -> str:
     return tag if tag in _TAGS else "other"
 
 
-@lru_cache(maxsize=STRING_CACHE_SIZE)
+@string_cache
 def _entity_stats(entity: str) -> tuple[int, int, bool, bool, bool, bool, bool, bool]:
     """What the page columns count of one entity string (once per string and process):
     characters, words, a digit, name-like, a lower-case start, a trailing colon, a comma,
