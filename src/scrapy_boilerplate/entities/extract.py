@@ -130,7 +130,7 @@ class PageCandidates:
     def _add_features(self, candidates: list[Candidate]) -> None:
         """Append the query-independent features of ``candidates`` to the page's."""
         contexts: dict[Any, Any] = {}
-        texts: dict[tuple[str, ...], Any] = {}
+        texts: dict[Any, Any] = {}  # (entity lists and context texts)
         self.texts += [list_text(c, context_of(c, contexts, self.page), texts) for c in candidates]
         self.headers += [header_names(c, self.page) for c in candidates]
         denotations: dict[tuple[str, ...], tuple[str, ...]] = {}

@@ -484,9 +484,27 @@ def _stem(word: str) -> str:
 
 
 @string_cache
+def _stem_words(text: str) -> tuple[str, ...]:
+    """The distinct stemmed lower-case words of ``text``, in order (contexts and entities
+    recur: cached, as a tuple of strings, which the garbage collector stops walking, where
+    it walks a cached frozenset and its words at every full collection)."""
+    return tuple(dict.fromkeys(_stem(m.group(0).lower()) for m in _WORD.finditer(text)))
+
+
 def _stems(text: str) -> frozenset[str]:
-    """The stemmed lower-case words of ``text`` (contexts and entities recur: cached)."""
-    return frozenset(_stem(m.group(0).lower()) for m in _WORD.finditer(text))
+    """The stemmed lower-case words of ``text`` (each text's words stemmed once)."""
+    return frozenset(_stem_words(text))
+
+
+def _shared_stems(text: str, memo: dict[Any, Any] | None) -> frozenset[str]:
+    """:func:`_stems` of ``text``, one frozenset per text of a page (``memo``): the query
+    features read each word set of a page once, by identity (:func:`query_overlaps`)."""
+    if memo is None:
+        return _stems(text)
+    found = memo.get(text)
+    if found is None:
+        found = memo[text] = _stems(text)
+    return found
 
 
 def word_stem(word: str) -> str:
@@ -760,23 +778,29 @@ class ListText:
 
 
 def list_text(
-    cand: Candidate, context: Context | str, memo: dict[tuple[str, ...], Any] | None = None
+    cand: Candidate, context: Context | str, memo: dict[Any, Any] | None = None
 ) -> ListText:
     """``memo`` (one per page) keeps the entities' part by the first 50 entities: lists of
-    one page often repeat (a cell's text and its link's). ``context``: the candidate's
-    :class:`Context` (a string: its text alone)."""
+    one page often repeat (a cell's text and its link's); and each context text's words
+    by the text. ``context``: the candidate's :class:`Context` (a string: its text
+    alone)."""
     head = tuple(cand.entities[:50])
     part: tuple[frozenset[str], str | None] | None = memo.get(head) if memo is not None else None
     if part is None:
         # (the words of the entities joined by spaces: the union of each entity's words)
-        words = frozenset().union(*map(_stems, head))
+        words = frozenset().union(*map(_stem_words, head))
         majority = Counter(" ".join(_pos(e)[:2]) for e in head).most_common(1)
         part = (words, majority[0][0] if majority else None)
         if memo is not None:
             memo[head] = part
     if isinstance(context, str):
-        return ListText(_stems(context), *part)
-    return ListText(_stems(context.text), *part, _stems(context.near), _stems(context.label))
+        return ListText(_shared_stems(context, memo), *part)
+    return ListText(
+        _shared_stems(context.text, memo),
+        *part,
+        _shared_stems(context.near, memo),
+        _shared_stems(context.label, memo),
+    )
 
 
 _WH = {"who": "WHO", "whom": "WHO", "whose": "WHO", "when": "WHEN", "where": "WHERE"}
