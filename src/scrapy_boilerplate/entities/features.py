@@ -46,9 +46,10 @@ MAX_ANCESTOR_LEVELS = 5
 #: Entries of each per-string cache (tags, shapes, stems, entity tokens; the derivation's
 #: cleaned texts; the re-ranker's entity counts). A page's candidates share their strings,
 #: so a page's working set is what a cache must hold; strings rarely recur from site to
-#: site. Larger caches are a cost, not a saving, in a long-running process: Python's
-#: cyclic garbage collector walks every entry of every cache at each full collection, and
-#: a process that reads pages runs one every few pages.
+#: site. Larger caches are a cost, not a saving, in a long-running process: the caches
+#: that hold tuples are walked by Python's cyclic garbage collector at its full
+#: collections (:func:`string_cache`), and a process that reads pages runs one every page
+#: or two.
 STRING_CACHE_SIZE = 16384
 
 _T = TypeVar("_T")
