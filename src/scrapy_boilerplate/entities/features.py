@@ -514,9 +514,15 @@ def word_stem(word: str) -> str:
 
 
 def text_stems(text: str) -> frozenset[str]:
-    """The stemmed lower-case words of ``text``, as the query features read a text
-    (cached)."""
+    """The stemmed lower-case words of ``text``, as the query features read a text (its
+    words stemmed once: cached)."""
     return _stems(text)
+
+
+def text_stem_words(text: str) -> tuple[str, ...]:
+    """:func:`text_stems` as the cached tuple of distinct stems, in order: for a
+    membership test or a union, without a frozenset made at each call."""
+    return _stem_words(text)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,12 @@ from itertools import accumulate, pairwise
 from typing import Any
 
 from scrapy_boilerplate.core.deadline import check
-from scrapy_boilerplate.entities.features import bin_value, query_words, text_stems, word_stem
+from scrapy_boilerplate.entities.features import (
+    bin_value,
+    query_words,
+    text_stem_words,
+    word_stem,
+)
 from scrapy_boilerplate.entities.pageindex import PageIndex, text_of
 from scrapy_boilerplate.entities.predicates import Candidate
 
@@ -103,10 +108,10 @@ class Records:
     def subject(self) -> frozenset[str]:
         """The stems of the words of the page's first ``<title>`` and first ``<h1>``."""
         if self._subject is None:
-            found: dict[str, frozenset[str]] = {}
+            found: dict[str, tuple[str, ...]] = {}
             for i, tag in enumerate(self.page.tags):
                 if tag in ("title", "h1") and tag not in found:
-                    found[tag] = text_stems(text_of(self.page.elements[i]).lower())
+                    found[tag] = text_stem_words(text_of(self.page.elements[i]).lower())
                     if len(found) == 2:
                         break
             self._subject = frozenset().union(*found.values())
@@ -137,7 +142,7 @@ class Records:
         return [
             i
             for i, text in enumerate(self.own_texts())
-            if probe in text and term in text_stems(text)
+            if probe in text and term in text_stem_words(text)
         ]
 
     def counts(self, hits: list[int]) -> list[int]:
