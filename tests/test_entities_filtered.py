@@ -292,3 +292,30 @@ def test_promote_cut_puts_the_named_cut_in_the_best_lists_place():
     logp3 = [-5.0] * len(words.candidates)
     logp3[titles] = -0.5
     assert promote_cut(words, logp3) == logp3
+
+
+def test_a_page_and_its_query_copy_are_freed_without_the_garbage_collector():
+    """No reference cycle holds a page's candidates: a cycle would leave the whole page
+    (its lxml proxies, candidates and features) to Python's cyclic collector, whose full
+    collections then walk it. Freed by reference counting alone, with the collector off."""
+    import gc
+    import weakref
+
+    model = load_model()
+    gc.collect()
+    gc.disable()
+    try:
+        pc = PageCandidates(sb.parse(PAGE))
+        view = pc.asked("What was published in 2012?")
+        assert view is not pc and pc.asked("What was published in 2012?") is view
+        rank(pc, "What was published in 2012?", model)
+        rank(pc, "Who are the students?", model)
+        page, copy, index = weakref.ref(pc), weakref.ref(view), weakref.ref(pc.page)
+        candidate = weakref.ref(pc.candidates[0])
+        del view
+        assert copy() is None  # the page keeps its last query's copy weakly
+        assert pc.asked("What was published in 2012?").origin is pc  # made again
+        del pc
+        assert page() is None and index() is None and candidate() is None
+    finally:
+        gc.enable()

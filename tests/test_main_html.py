@@ -169,6 +169,27 @@ def test_links_and_images_are_made_absolute() -> None:
     ]
 
 
+def test_a_page_rendered_is_freed_without_the_garbage_collector() -> None:
+    """The document keeps its render plan (main_html's walk, which the content images read
+    again); the plan must not hold the document back, or the whole page (its lxml proxies
+    and blocks) waits for Python's cyclic collector. Freed by reference counting alone."""
+    import gc
+    import weakref
+
+    gc.collect()
+    gc.disable()
+    try:
+        doc = parse(page_with_links(), url=URL)
+        result = extract(doc, "justext", main_html=True)
+        assert render.content_images(doc, result)  # the kept plan, read again
+        page = weakref.ref(doc)
+        del doc
+        assert page() is None
+        assert "light.jpg" in (result.main_html or "")
+    finally:
+        gc.enable()
+
+
 def test_base_href_wins_over_the_page_url() -> None:
     page = page_with_links('<base href="https://cdn.example.net/root/">')
     html = extract(page, "justext", url=URL, main_html=True).main_html or ""

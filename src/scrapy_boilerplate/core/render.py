@@ -602,7 +602,10 @@ class _Plan:
     """The walk's events, the blocks matched to its text nodes, and what is written out."""
 
     def __init__(self, doc: Document, result: Extraction) -> None:
-        self.doc = doc
+        # (the document's removed elements, not the document: a plan is kept in the
+        # document's cache, and a plan that held it would make a reference cycle, which
+        # leaves the whole page to the garbage collector)
+        self.removed = doc.removed
         self.result = result
         # events: parallel lists (kind, payload); payload: the element (start, image,
         # line break), the text node's number (text), the raw text (space), None (end)
@@ -622,13 +625,13 @@ class _Plan:
         self.ends: list[int] = []  # per start event: its end event
         self.inner: list[int] = []  # per start event: the text nodes inside
         self.images: list[int] = []  # events of the kept images
-        self.urls = self._urls()
+        self.urls = self._urls(doc)
         self.image_urls: dict[int, tuple[str | None, str]] = {}  # per image event
 
     # -- 1. the walk -------------------------------------------------------------------------
     def walk(self, top: Any) -> None:
         """Events of the subtree of ``top`` (the root, or the part holding the content)."""
-        removed = self.doc.removed
+        removed = self.removed
         kinds, items, tags, texts, hidden = (
             self.kinds,
             self.items,
@@ -768,21 +771,21 @@ class _Plan:
             if not e & 4095:
                 check()
 
-    def _urls(self) -> _Urls:
+    def _urls(self, doc: Document) -> _Urls:
         """The page's URL (from the document or the result) and its ``<base href>``, made
         once per document and page URL (every plan of a page reads the same)."""
-        page = self.doc.url or self.result.url
-        made = self.doc.cached("render_urls", dict)
+        page = doc.url or self.result.url
+        made = doc.cached("render_urls", dict)
         urls = made.get(page)
         if urls is None:
-            urls = made[page] = self._page_urls(page)
+            urls = made[page] = self._page_urls(doc, page)
         return urls
 
-    def _page_urls(self, page: str | None) -> _Urls:
+    @staticmethod
+    def _page_urls(doc: Document, page: str | None) -> _Urls:
         page = _Urls(None).absolute(page, IMAGE_SCHEMES) if page else None
-        for base in elements_named(
-            self.doc.root, (b"base",), any_namespace=True
-        ):  # the first with an href counts
+        for base in elements_named(doc.root, (b"base",), any_namespace=True):
+            # the first with an href counts
             href = base.get("href")
             if href is not None:
                 joined = _Urls(page).absolute(href, IMAGE_SCHEMES)

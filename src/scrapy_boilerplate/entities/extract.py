@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import math
 import time
+import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from itertools import repeat
@@ -117,15 +118,23 @@ class PageCandidates:
         #: the candidates that do not depend on the query (all of them here; the first
         #: ones of a page asked a query, :meth:`asked`)
         self.page_count = len(self.candidates)
-        #: the page's own candidates, which :meth:`asked` extends (itself here)
-        self.origin: PageCandidates = self
+        self._origin: PageCandidates | None = None  # (a query's copy: the page's own)
         self._base_scores: dict[int, tuple[Model, list[float]]] = {}
         #: the re-ranker's query-independent columns (:func:`.rerank.page_columns`), once
         self.ranker_columns: Any = None
         self._last_query: tuple[str, Query, dict[str, float], list[Overlaps]] | None = None
         self._records: Records | None = None
-        self._asked: tuple[str, PageCandidates] | None = None
+        #: the last query :meth:`asked` and its copy (None: this object itself), held
+        #: weakly: the copy holds this object, and a cycle would leave the page's whole
+        #: graph (lxml proxies, candidates, features) to the garbage collector
+        self._asked: tuple[str, weakref.ref[PageCandidates] | None] | None = None
         self.info["seconds"] = time.perf_counter() - t0
+
+    @property
+    def origin(self) -> PageCandidates:
+        """The page's own candidates, which :meth:`asked` extends (this object itself, or
+        the object a query's copy was made from)."""
+        return self._origin or self
 
     def _add_features(self, candidates: list[Candidate]) -> None:
         """Append the query-independent features of ``candidates`` to the page's."""
@@ -165,7 +174,9 @@ class PageCandidates:
             return self
         last = self._asked
         if last is not None and last[0] == query:
-            return last[1]
+            kept = self if last[1] is None else last[1]()
+            if kept is not None:
+                return kept
         if self._records is None:
             self._records = Records(self.page)
         start = self.page.number.get(self._root)
@@ -186,6 +197,7 @@ class PageCandidates:
         view = self
         if extra:
             view = copy.copy(self)
+            view._origin, view._asked = self, None
             view.candidates = [*self.candidates, *extra]
             view.texts, view.parts = list(self.texts), list(self.parts)
             view.denotation, view.headers = list(self.denotation), list(self.headers)
@@ -194,7 +206,7 @@ class PageCandidates:
             view._base_scores = {}
             view.ranker_columns = None
             view._last_query = None
-        self._asked = (query, view)
+        self._asked = (query, None if view is self else weakref.ref(view))
         return view
 
     def base_features(self, i: int) -> dict[str, float]:
