@@ -661,3 +661,26 @@ def test_element_xpath_writes_what_the_walk_writes():
     for block in blocks:
         assert element_xpath(block.element) == block.xpath
     assert element_xpath(doc.root) == "/html[1]"
+
+
+def test_the_collapsed_dom_is_freed_without_the_garbage_collector():
+    """A node's parent is held weakly (the tree is held from its root): parent links held
+    strongly would make the tree a reference cycle, and the page (its lxml tree too)
+    would wait for Python's cyclic collector. Freed by reference counting alone."""
+    import gc
+    import weakref
+
+    gc.collect()
+    gc.disable()
+    try:
+        doc = parse("<html><body><div><p>one</p><p>two <b>three</b></p></div></body></html>")
+        root = doc.collapsed_dom()
+        leaf = cdom_leaves(root)[-1]
+        assert leaf.parent is not None and leaf in leaf.parent.children
+        assert root.parent is None
+        assert leaf.depth == leaf.parent.depth + 1
+        node, page = weakref.ref(leaf), weakref.ref(doc)
+        del doc, root, leaf
+        assert node() is None and page() is None
+    finally:
+        gc.enable()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -1351,15 +1352,27 @@ class CNode:
     :attr:`elements` finds the others through their parents.
     """
 
-    __slots__ = ("block", "children", "depth", "element", "parent", "tags")
+    __slots__ = ("__weakref__", "_parent", "block", "children", "depth", "element", "tags")
 
     def __init__(self, tags: list[str], element: Any, parent: CNode | None) -> None:
         self.tags = tags
         self.element = element
-        self.parent = parent
+        self._parent = None if parent is None else weakref.ref(parent)
         self.children: list[CNode] = []
         self.block: TextBlock | None = None
         self.depth: int = 0 if parent is None else parent.depth + 1
+
+    @property
+    def parent(self) -> CNode | None:
+        """The node above (None at the root). Held weakly: the tree is held from its root
+        down, and parent links held strongly would make every node a reference cycle,
+        which keeps the page (its lxml tree too) until the cyclic garbage collector runs."""
+        ref = self._parent
+        return None if ref is None else ref()
+
+    @parent.setter
+    def parent(self, node: CNode | None) -> None:
+        self._parent = None if node is None else weakref.ref(node)
 
     @property
     def tag(self) -> str:
