@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,9 +112,21 @@ class LNode(Boxed):
     font_weight: int = 400
     text: str = ""
     children: list[LNode] = field(default_factory=list)
-    parent: LNode | None = field(default=None, repr=False)
     xpath: str = ""
     attrs: dict[str, str] = field(default_factory=dict, repr=False)  # only those asked for
+    _parent: weakref.ref[LNode] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def parent(self) -> LNode | None:
+        """The node above (None at the root). Held weakly: the tree is held from its root
+        down, and parent links held strongly would make every node a reference cycle,
+        which waits for the cyclic garbage collector to be freed."""
+        ref = self._parent
+        return None if ref is None else ref()
+
+    @parent.setter
+    def parent(self, node: LNode | None) -> None:
+        self._parent = None if node is None else weakref.ref(node)
 
     @property
     def is_text(self) -> bool:
