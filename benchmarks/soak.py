@@ -49,8 +49,8 @@ counted in the spider; **items out** are the items that reach the last pipeline 
 1000, after the plugin's pipeline at 200 and the entity pipeline at 300), counted there, next
 to Scrapy's ``item_scraped_count`` / ``item_dropped_count`` and the ``item_error`` signal.
 Target: items in = items out = pages, nothing dropped, no item error. Each item's outcome is
-``ok`` (no boilerplate reason, some main text), ``empty-text`` (no reason, but no block
-labelled content), the boilerplate reason, or ``errback:<exception>``
+``ok`` (no boilerplate reason, some main text), ``empty-text`` (no reason, yet no main
+text: never expected), the boilerplate reason, or ``errback:<exception>``
 (``errback:HttpError-<status>``); the report counts them per kind and flags outcomes a kind
 should not have (``EXPECTED``).
 
@@ -132,8 +132,10 @@ KINDS = (
     "slow-extraction",
 )
 #: The outcomes each kind may have. A real page may have no main text: no block at all
-#: (reason ``no-text``) or none labelled content (no reason, ``empty-text``).
-_REAL = frozenset({"ok", "no-text", "empty-text"})
+#: (reason ``no-text``) or none labelled content (reason ``no-content``). An empty main
+#: text without a reason (``empty-text``) is never expected: every empty main text carries
+#: one.
+_REAL = frozenset({"ok", "no-text", "no-content"})
 EXPECTED: dict[str, frozenset[str]] = {
     "ok": _REAL,
     "http-500": frozenset({"errback:HttpError-500"}),
@@ -791,7 +793,7 @@ def render(results: dict[str, Any]) -> str:
         "",
         "Items in: yielded by the spider (callback or errback); out: reaching the last "
         "pipeline; scraped / dropped: Scrapy's stats. Outcomes: ok (main text), empty text "
-        "(no reason, no block labelled content), a boilerplate reason, or the errback's "
+        "(no reason, yet no main text: never expected), a boilerplate reason, or the errback's "
         "exception; unexpected: outcomes the page's kind should not have (per kind below). "
         "RSS: crawler process plus its "
         f"descendants, sampled every second; warm-up: the first {100 * opts['warmup']:.0f} % "

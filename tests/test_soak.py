@@ -59,6 +59,16 @@ def test_plan_is_deterministic_and_spreads_every_kind(soak):
     assert soak.plan(5000, 0.05, seed=1) != kinds
 
 
+def test_a_page_without_main_text_is_expected_only_with_its_reason(soak):
+    """A real page may give no main text, with the reason that says why; an empty main
+    text without a reason is a defect the report flags."""
+    no_content = soak._outcome({"main_text": "", "boilerplate_reason": "no-content"})
+    no_reason = soak._outcome({"main_text": "", "boilerplate_reason": None})
+    assert no_content == "no-content" and no_content in soak.EXPECTED["ok"]
+    assert no_reason == "empty-text" and no_reason not in soak.EXPECTED["ok"]
+    assert soak._outcome({"main_text": "Text.", "boilerplate_reason": None}) == "ok"
+
+
 def test_memory_summary_uses_the_warm_up_high_as_baseline(soak):
     samples = [
         {"items": n, "rss_kb": kb, "children_kb": 0, "children": 0}
