@@ -134,7 +134,8 @@ class PageCandidates:
     def origin(self) -> PageCandidates:
         """The page's own candidates, which :meth:`asked` extends (this object itself, or
         the object a query's copy was made from)."""
-        return self._origin or self
+        origin = self._origin
+        return self if origin is None else origin
 
     def _add_features(self, candidates: list[Candidate]) -> None:
         """Append the query-independent features of ``candidates`` to the page's."""
