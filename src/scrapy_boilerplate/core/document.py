@@ -13,7 +13,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar, overload
 
 import lxml.etree as etree
 import numpy as np
@@ -1342,6 +1342,33 @@ def justext_segment(
 # DOM leaves and the Collapsed DOM (Web2Text sections 3.1 and 3.2)
 
 
+_Node = TypeVar("_Node")
+
+
+class WeakParent(Generic[_Node]):
+    """A tree node's ``parent``, kept in its ``_parent`` attribute as a weak reference
+    (None at the root). A tree is held from its root down; parent links held strongly
+    would make every node part of a reference cycle, and a page's tree (its lxml proxies
+    too) would wait for a full collection of Python's cyclic garbage collector instead of
+    being freed when dropped. Used by the Collapsed DOM's :class:`CNode` and by VIPS's
+    layout nodes."""
+
+    __slots__ = ()
+
+    @overload
+    def __get__(self, node: None, owner: Any = None) -> WeakParent[_Node]: ...
+    @overload
+    def __get__(self, node: object, owner: Any = None) -> _Node | None: ...
+    def __get__(self, node: object | None, owner: Any = None) -> Any:
+        if node is None:
+            return self
+        ref = node._parent  # type: ignore[attr-defined]
+        return None if ref is None else ref()
+
+    def __set__(self, node: object, parent: _Node | None) -> None:
+        node._parent = None if parent is None else weakref.ref(parent)  # type: ignore[attr-defined]
+
+
 class CNode:
     """A node of the Collapsed DOM: a chain of single-child elements merged into one node.
 
@@ -1349,30 +1376,21 @@ class CNode:
     is its :class:`TextBlock`. ``element`` is the innermost merged lxml element (None for
     a text leaf below a node with several children): the node keeps no other element, so
     a long chain costs a tag name (shared) per merged element, not an lxml proxy each;
-    :attr:`elements` finds the others through their parents.
+    :attr:`elements` finds the others through their parents. ``parent`` is held weakly
+    (:class:`WeakParent`).
     """
 
     __slots__ = ("__weakref__", "_parent", "block", "children", "depth", "element", "tags")
 
+    parent = WeakParent["CNode"]()
+
     def __init__(self, tags: list[str], element: Any, parent: CNode | None) -> None:
         self.tags = tags
         self.element = element
-        self._parent = None if parent is None else weakref.ref(parent)
+        self.parent = parent
         self.children: list[CNode] = []
         self.block: TextBlock | None = None
         self.depth: int = 0 if parent is None else parent.depth + 1
-
-    @property
-    def parent(self) -> CNode | None:
-        """The node above (None at the root). Held weakly: the tree is held from its root
-        down, and parent links held strongly would make every node a reference cycle,
-        which keeps the page (its lxml tree too) until the cyclic garbage collector runs."""
-        ref = self._parent
-        return None if ref is None else ref()
-
-    @parent.setter
-    def parent(self, node: CNode | None) -> None:
-        self._parent = None if node is None else weakref.ref(node)
 
     @property
     def tag(self) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from scrapy_boilerplate.core.deadline import check
+from scrapy_boilerplate.core.document import WeakParent
 from scrapy_boilerplate.core.errors import BoilerplateError, UnsupportedInput
 from scrapy_boilerplate.core.reasons import Reason
 
@@ -115,18 +116,8 @@ class LNode(Boxed):
     xpath: str = ""
     attrs: dict[str, str] = field(default_factory=dict, repr=False)  # only those asked for
     _parent: weakref.ref[LNode] | None = field(default=None, init=False, repr=False)
-
-    @property
-    def parent(self) -> LNode | None:
-        """The node above (None at the root). Held weakly: the tree is held from its root
-        down, and parent links held strongly would make every node a reference cycle,
-        which waits for the cyclic garbage collector to be freed."""
-        ref = self._parent
-        return None if ref is None else ref()
-
-    @parent.setter
-    def parent(self, node: LNode | None) -> None:
-        self._parent = None if node is None else weakref.ref(node)
+    #: the node above (None at the root), held weakly (core.document's WeakParent)
+    parent = WeakParent["LNode"]()
 
     @property
     def is_text(self) -> bool:
