@@ -124,10 +124,10 @@ class PageCandidates:
         self.ranker_columns: Any = None
         self._last_query: tuple[str, Query, dict[str, float], list[Overlaps]] | None = None
         self._records: Records | None = None
-        #: the last query :meth:`asked` and its copy (None: this object itself), held
+        #: the last query :meth:`asked` and its copy (or this object itself), held
         #: weakly: the copy holds this object, and a cycle would leave the page's whole
         #: graph (lxml proxies, candidates, features) to the garbage collector
-        self._asked: tuple[str, weakref.ref[PageCandidates] | None] | None = None
+        self._asked: tuple[str, weakref.ref[PageCandidates]] | None = None
         self.info["seconds"] = time.perf_counter() - t0
 
     @property
@@ -175,7 +175,7 @@ class PageCandidates:
             return self
         last = self._asked
         if last is not None and last[0] == query:
-            kept = self if last[1] is None else last[1]()
+            kept = last[1]()
             if kept is not None:
                 return kept
         if self._records is None:
@@ -207,7 +207,7 @@ class PageCandidates:
             view._base_scores = {}
             view.ranker_columns = None
             view._last_query = None
-        self._asked = (query, None if view is self else weakref.ref(view))
+        self._asked = (query, weakref.ref(view))
         return view
 
     def base_features(self, i: int) -> dict[str, float]:
