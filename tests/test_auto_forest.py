@@ -225,3 +225,92 @@ def test_forests_score_the_same_from_many_threads() -> None:
     with ThreadPoolExecutor(max_workers=4) as pool:
         together = list(pool.map(lambda html: extract(html, "auto").to_dict(), pages))
     assert together == alone
+
+
+def _threshold_rows(name: str, n: int, seed: int) -> np.ndarray:
+    """``n`` rows for the shipped model's input ``name`` whose values are its trees'
+    thresholds, the next float above one, zero, signed zeros and infinities: every branch
+    taken both ways, ties included."""
+    m = model.load_model(None)
+    nodes = _speedups.onnx_tree_nodes(m.path.read_bytes())
+    attributes = next(a for _, inputs, _, a in nodes if a is not None and inputs == [name])
+    width = {i.name: int(i.shape[1]) for i in m.session.get_inputs()}[name]
+    rows = forest.probe_rows(attributes["nodes_featureids"], attributes["nodes_values"], width)
+    rows = np.where(np.isnan(rows), np.float32(-0.0), rows)  # (no missing value: by feature)
+    rng = np.random.default_rng(seed)
+    picked = rows[rng.integers(0, len(rows), n)]
+    special = rng.random(picked.shape)
+    picked[special < 0.02] = np.inf
+    picked[(special >= 0.02) & (special < 0.04)] = -np.inf
+    return np.ascontiguousarray(picked, dtype=np.float32)
+
+
+@needs_build
+@pytest.mark.parametrize("name", ["page", "blocks", "quality"])
+def test_scoring_by_feature_gives_the_walks_output(name: str) -> None:
+    """Rows scored several at a time feature by feature (QuickScorer's layout) reach the
+    leaves a walk reaches and sum them in the same order: the same bits, for every number
+    of rows around the lanes' width and the least work scored so."""
+    f = model.load_model(None).forests[name]
+    assert f.by_feature
+    for n in (*range(0, 35), 64, 300):
+        x = _threshold_rows(name, n, seed=n)
+        assert _same(f.scores(x), f.scores(x, by_feature=False)), n
+
+
+def _chain(leaves: int) -> tuple[list[Any], ...]:
+    """One tree on feature 0 with ``leaves`` leaves: branch ``k`` tests ``x <= k``, its
+    true child the leaf of weight ``k``, its false child the next branch."""
+    feature, threshold, left, right, missing = [], [], [], [], []
+    for k in range(leaves - 1):
+        b = len(feature)
+        feature += [0, -1]
+        threshold += [float(k), float(k)]
+        left += [b + 1, 0]
+        right += [b + 2, 0]
+        missing += [0, 0]
+    feature.append(-1)
+    threshold.append(float(leaves))
+    left.append(0)
+    right.append(0)
+    missing.append(0)
+    return feature, threshold, left, right, missing
+
+
+@needs_build
+@pytest.mark.parametrize("leaves", [2, 32, 33])
+def test_trees_of_more_than_32_leaves_are_walked(leaves: int) -> None:
+    feature, threshold, left, right, missing = _chain(leaves)
+    f = _speedups.Forest(feature, threshold, left, right, missing, [0], [0], 1, 1, "NONE")
+    assert f.by_feature == (leaves <= 32)
+    x = np.arange(-1, leaves + 1, 0.5, dtype=np.float32).reshape(-1, 1)
+    x = np.repeat(x, 1000 // len(x) + 1, axis=0)[:1000]
+    expected = np.minimum(np.ceil(np.maximum(x[:, 0], 0)), leaves - 1).astype(np.float32)
+    expected[x[:, 0] > leaves - 2] = float(leaves)
+    assert f.scores(x)[:, 0].tolist() == expected.tolist()
+    assert _same(f.scores(x), f.scores(x, by_feature=False))
+
+
+@needs_build
+def test_scoring_by_feature_adds_each_class_its_trees() -> None:
+    """Trees of several classes: each row's class sums its own trees' leaves, in order."""
+    trees = [_chain(k) for k in (3, 5, 2, 7)]
+    feature: list[Any] = []
+    threshold: list[Any] = []
+    left: list[Any] = []
+    right: list[Any] = []
+    missing: list[Any] = []
+    roots = []
+    for t in trees:
+        roots.append(len(feature))
+        shift = len(feature)
+        feature += t[0]
+        threshold += t[1]
+        left += [c + shift if f >= 0 else 0 for f, c in zip(t[0], t[2], strict=True)]
+        right += [c + shift if f >= 0 else 0 for f, c in zip(t[0], t[3], strict=True)]
+        missing += t[4]
+    f = _speedups.Forest(feature, threshold, left, right, missing, roots, [0, 1, 0, 2], 1, 3,
+                         "SOFTMAX")  # fmt: skip
+    x = np.linspace(-2, 9, 500, dtype=np.float32).reshape(-1, 1)
+    assert f.by_feature
+    assert _same(f.scores(x), f.scores(x, by_feature=False))
