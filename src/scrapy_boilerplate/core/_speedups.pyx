@@ -2618,3 +2618,46 @@ cdef str _log_bin(str name, object value):
     """``bin_value(name, value, "log")``."""
     b = 0 if value <= 0 else int(_pymath.log2(value + 1))
     return f"{name}:log{b}"
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def ranker_leaves(feature, threshold, left, right, roots, int depth, values):
+    """``entities.rerank.ranker_leaves``: each row's leaf (its node's index) in each tree,
+    each row walking each tree at most ``depth`` steps, left where its value is at most
+    the node's threshold (float64, as the NumPy walk compares them; a missing value goes
+    right), instead of ``depth`` rounds of array operations over every row and tree."""
+    import numpy as np
+
+    cdef const long long[::1] f = np.ascontiguousarray(feature, dtype=np.int64)
+    cdef const double[::1] th = np.ascontiguousarray(threshold, dtype=np.float64)
+    cdef const long long[::1] lt = np.ascontiguousarray(left, dtype=np.int64)
+    cdef const long long[::1] rt = np.ascontiguousarray(right, dtype=np.int64)
+    cdef const long long[::1] rs = np.ascontiguousarray(roots, dtype=np.int64)
+    cdef const double[:, ::1] x = np.ascontiguousarray(values, dtype=np.float64)
+    cdef Py_ssize_t n_nodes = f.shape[0], n = x.shape[0], n_trees = rs.shape[0]
+    cdef Py_ssize_t width = x.shape[1], i, r, t, step
+    if th.shape[0] != n_nodes or lt.shape[0] != n_nodes or rt.shape[0] != n_nodes:
+        raise Unsupported("the node arrays differ in length")
+    for i in range(n_nodes):  # (every index checked once: the walks need no test)
+        if f[i] >= width or (f[i] >= 0 and not (0 <= lt[i] < n_nodes and 0 <= rt[i] < n_nodes)):
+            raise Unsupported("a node names a feature or child out of range")
+    for t in range(n_trees):
+        if not 0 <= rs[t] < n_nodes:
+            raise Unsupported("a tree's root is out of range")
+    out = np.empty((n, n_trees), dtype=np.int64)
+    cdef long long[:, ::1] o = out
+    cdef long long node
+    with nogil:
+        for r in range(n):
+            for t in range(n_trees):
+                node = rs[t]
+                for step in range(depth):
+                    if f[node] < 0:
+                        break
+                    if x[r, f[node]] <= th[node]:
+                        node = lt[node]
+                    else:
+                        node = rt[node]
+                o[r, t] = node
+    return out

@@ -15,8 +15,9 @@ not written for). The core's twins (in ``core/_speedups.pyx``): ``justext_segmen
 ``blocks_from_segments`` (core/result.py), ``attribute_candidates`` (core/metadata.py),
 ``image_walk``, ``match_nodes``, ``content_parent`` and ``follow_steps``
 (core/render.py), ``ngram_counts`` (core/language.py), ``context_sensitive``
-(jusText's context-sensitive pass, extractors/justext/algorithm.py) and ``recipe_names``
-(the entity lists' feature recipe, entities/features.py). A method's own
+(jusText's context-sensitive pass, extractors/justext/algorithm.py), ``recipe_names``
+(the entity lists' feature recipe, entities/features.py) and ``ranker_leaves`` (the
+re-ranker's trees, entities/rerank.py). A method's own
 compiled steps are in its package's compiled module (``module=`` names it), built the same way.
 ``ENABLED = False``, or ``with disabled():``, turns every twin off at once (the tests and
 the speed benchmarks compare the two ways).

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.entities.features import (
     QUERY_PARTS,
     Overlaps,
@@ -253,20 +254,41 @@ class Ranker:
             raise ValueError("the model's ranker names a feature it does not have")
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        """Raw scores of the rows of ``x`` (``(n, len(DENSE))``)."""
+        """Raw scores of the rows of ``x`` (``(n, len(DENSE))``): each row's leaves
+        (:func:`ranker_leaves`) summed by NumPy."""
         if not len(x) or not len(self.roots):
             return np.zeros(len(x))
-        node = np.broadcast_to(self.roots, (len(x), len(self.roots))).copy()
-        rows = np.arange(len(x))[:, None]
-        values = x.astype(np.float64)
-        for _ in range(self.depth):
-            feat = self.feature[node]
-            inner = feat >= 0
-            if not inner.any():
-                break
-            go_left = values[rows, np.maximum(feat, 0)] <= self.threshold[node]
-            node = np.where(inner, np.where(go_left, self.left[node], self.right[node]), node)
+        node = ranker_leaves(
+            self.feature, self.threshold, self.left, self.right, self.roots, self.depth, x
+        )
         return self.value[node].sum(axis=1)
+
+
+@_compiled.twin("ranker_leaves")
+def ranker_leaves(
+    feature: np.ndarray,
+    threshold: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    roots: np.ndarray,
+    depth: int,
+    values: np.ndarray,
+) -> np.ndarray:
+    """Each row of ``values``' leaf in each tree, as ``(n, trees)`` node indices: every
+    row goes down every tree at once, ``depth`` rounds, left where its value (float64) is
+    at most the node's threshold; compiled where the core's ``_speedups`` is built (a walk
+    per row and tree, the same comparisons)."""
+    node = np.broadcast_to(roots, (len(values), len(roots))).copy()
+    rows = np.arange(len(values))[:, None]
+    x = values.astype(np.float64)
+    for _ in range(depth):
+        feat = feature[node]
+        inner = feat >= 0
+        if not inner.any():
+            break
+        go_left = x[rows, np.maximum(feat, 0)] <= threshold[node]
+        node = np.where(inner, np.where(go_left, left[node], right[node]), node)
+    return node
 
 
 def dense(pc: PageCandidates, query: str) -> np.ndarray:
