@@ -14,8 +14,8 @@ question asked of the page), ``--repeat`` passes of: lxml's own parse of the pag
 (``parse``, :class:`~scrapy_boilerplate.entities.extract.PageCandidates` and ``rank`` of
 the question, what ``extract_entities`` does); and the same call again with each step
 timed (generation, derivation, contexts, list texts, column headers, structural parts and
-names, denotation names, the question's filtered lists, the re-ranker's columns and the
-scores). Printed: the median
+names, denotation names, the question's filtered lists, the re-ranker's columns and
+trees, and the scores). Printed: the median
 over the pages of each, in ms and as a multiple of the median lxml parse, and the mean of
 the middle half of the pages by whole time. The steps' medians need not add up to the
 whole's; timing the steps costs a little, so the whole call is timed on its own.
@@ -46,7 +46,7 @@ from harness.output import add_out, write_reports
 from harness.runner import time_reference
 from scrapy_boilerplate.core import compiled
 from scrapy_boilerplate.core.document import parse
-from scrapy_boilerplate.entities import extract
+from scrapy_boilerplate.entities import extract, rerank
 from scrapy_boilerplate.entities.extract import PageCandidates, load_model, rank
 
 #: The functions of ``extract``'s namespace timed as steps (each a sum over its calls).
@@ -55,7 +55,9 @@ FUNCTIONS = ("PageIndex", "generate", "derive", "context_of", "list_text", "head
              "dense")  # fmt: skip
 #: The methods of :class:`PageCandidates` timed as steps.
 METHODS = ("_base", "_query_scores", "_query_denotation")
-STEPS = ("lxml", "whole", "parse", "candidates", "rank", *FUNCTIONS, *METHODS)
+#: The methods of :class:`~scrapy_boilerplate.entities.rerank.Ranker` timed as steps.
+RANKER_METHODS = ("predict",)
+STEPS = ("lxml", "whole", "parse", "candidates", "rank", *FUNCTIONS, *RANKER_METHODS, *METHODS)
 LABELS = {
     "lxml": "lxml's parse",
     "whole": "whole call (parse, candidates, rank)",
@@ -73,6 +75,7 @@ LABELS = {
     "denotation_names": "denotation names",
     "filtered": "filtered lists (the question's words; their features are in the steps above)",
     "dense": "re-ranker's columns",
+    "predict": "re-ranker's trees",
     "_base": "query-independent score",
     "_query_scores": "query features' score",
     "_query_denotation": "query-denotation score",
@@ -81,8 +84,9 @@ LABELS = {
 
 @contextmanager
 def timed_steps(times: dict[str, float]) -> Iterator[None]:
-    """Within the block, each step of :data:`FUNCTIONS` and :data:`METHODS` adds its
-    seconds to ``times``; the originals are put back on leaving it."""
+    """Within the block, each step of :data:`FUNCTIONS`, :data:`METHODS` and
+    :data:`RANKER_METHODS` adds its seconds to ``times``; the originals are put back on
+    leaving it."""
     saved: list[tuple[Any, str, Any]] = []
 
     def wrap(owner: Any, name: str) -> None:
@@ -102,6 +106,8 @@ def timed_steps(times: dict[str, float]) -> Iterator[None]:
         wrap(extract, name)
     for name in METHODS:
         wrap(PageCandidates, name)
+    for name in RANKER_METHODS:
+        wrap(rerank.Ranker, name)
     try:
         yield
     finally:
@@ -153,7 +159,7 @@ def measure(examples: list[Example], model: Any, repeat: int) -> dict[str, Any]:
             steps: dict[str, float] = defaultdict(float)
             with timed_steps(steps):
                 whole(html, ex.query, model)
-            for name in (*FUNCTIONS, *METHODS):
+            for name in (*FUNCTIONS, *RANKER_METHODS, *METHODS):
                 per_step[name].append(steps[name])
     return {"times": per_step, "cands": cands}
 

@@ -10,7 +10,7 @@ import pytest
 
 import entities_stages
 from entities_eval import webqa_split
-from scrapy_boilerplate.entities import extract
+from scrapy_boilerplate.entities import extract, rerank
 
 NAMES = ["Ann Lee", "Bob Ray", "Cy Dee", "Dan Oak"]
 
@@ -48,6 +48,7 @@ def data(tmp_path: Path) -> Path:
 def test_the_report_has_every_step_and_the_steps_are_put_back(data: Path, tmp_path: Path) -> None:
     before = {name: getattr(extract, name) for name in entities_stages.FUNCTIONS}
     methods = {name: getattr(extract.PageCandidates, name) for name in entities_stages.METHODS}
+    ranker = {name: getattr(rerank.Ranker, name) for name in entities_stages.RANKER_METHODS}
     out = tmp_path / "reports"
     assert entities_stages.main(["--data", str(data), "--repeat", "1", "--out", str(out)]) == 0
     text = (out / "entities_stages.md").read_text(encoding="utf-8")
@@ -56,6 +57,7 @@ def test_the_report_has_every_step_and_the_steps_are_put_back(data: Path, tmp_pa
         assert f"| {label} |" in text
     assert {name: getattr(extract, name) for name in entities_stages.FUNCTIONS} == before
     assert {n: getattr(extract.PageCandidates, n) for n in entities_stages.METHODS} == methods
+    assert {n: getattr(rerank.Ranker, n) for n in entities_stages.RANKER_METHODS} == ranker
 
 
 def test_the_steps_are_timed_inside_the_block_only() -> None:
