@@ -292,6 +292,19 @@ def test_trees_of_more_than_32_leaves_are_walked(leaves: int) -> None:
 
 
 @needs_build
+def test_a_nan_threshold_is_walked() -> None:
+    """A branch whose threshold is NaN sends every row to its false child; thresholds
+    that cannot be sorted leave the forest to the walk."""
+    feature, threshold, left, right, missing = _chain(4)
+    threshold[2] = float("nan")
+    f = _speedups.Forest(feature, threshold, left, right, missing, [0], [0], 1, 1, "NONE")
+    assert not f.by_feature
+    x = np.linspace(-1, 4, 1000, dtype=np.float32).reshape(-1, 1)
+    assert not (f.scores(x)[:, 0] == 1.0).any()  # (the NaN branch's true leaf)
+    assert _same(f.scores(x), f.scores(x, by_feature=False))
+
+
+@needs_build
 def test_scoring_by_feature_adds_each_class_its_trees() -> None:
     """Trees of several classes: each row's class sums its own trees' leaves, in order."""
     trees = [_chain(k) for k in (3, 5, 2, 7)]

@@ -1714,7 +1714,7 @@ cdef class Forest:
         each tree's leaf weights left to right; for :meth:`_lanes` (the QuickScorer
         layout of Lucchese et al., "QuickScorer: a fast algorithm to rank documents
         with additive ensembles of regression trees"). Left undone where a tree has
-        more than 32 leaves."""
+        more than 32 leaves, or a threshold is NaN."""
         cdef Py_ssize_t n = self.n_nodes, i, t, end, k
         cdef array.array before = array.array("i", [0] * (n + 1))  # leaves before node i
         for i in range(n):
@@ -1727,6 +1727,8 @@ cdef class Forest:
                 return
             for i in range(self.roots.data.as_ints[t], end):
                 if self.nodes[i].right != i:
+                    if isnan(self.nodes[i].threshold):
+                        return  # (no order to sort it in: walked, as the walk tests it)
                     branches.append((
                         self.nodes[i].feature,
                         self.nodes[i].threshold,
