@@ -1720,13 +1720,17 @@ cdef class Forest:
         for i in range(n):
             before.data.as_ints[i + 1] = before.data.as_ints[i] + (self.nodes[i].right == i)
         branches = []
+        weights = []  # per tree, its leaves' weights left to right
         for t in range(self.n_trees):
             end = self.roots.data.as_ints[t + 1] if t + 1 < self.n_trees else n
             base = before.data.as_ints[self.roots.data.as_ints[t]]
             if before.data.as_ints[end] - base > 32:
                 return
+            weights.append([])
             for i in range(self.roots.data.as_ints[t], end):
-                if self.nodes[i].right != i:
+                if self.nodes[i].right == i:
+                    weights[t].append(self.values.data.as_floats[i])
+                else:
                     if isnan(self.nodes[i].threshold):
                         return  # (no order to sort it in: walked, as the walk tests it)
                     branches.append((
@@ -1763,15 +1767,8 @@ cdef class Forest:
             self.feature_start[f] = m
             f += 1
         for t in range(self.n_trees):
-            end = self.roots.data.as_ints[t + 1] if t + 1 < self.n_trees else n
-            k = 0
-            for i in range(self.roots.data.as_ints[t], end):
-                if self.nodes[i].right == i:
-                    self.leaf_values[t * 32 + k] = self.values.data.as_floats[i]
-                    k += 1
-            while k < 32:
-                self.leaf_values[t * 32 + k] = 0
-                k += 1
+            for k in range(32):
+                self.leaf_values[t * 32 + k] = weights[t][k] if k < len(weights[t]) else 0
         self.by_feature = True
 
     def __dealloc__(self):
@@ -1871,29 +1868,30 @@ cdef class Forest:
                 lanes = self._lanes(first, n, stride, o)  # (False: walk instead)
             # tree after tree (a tree's nodes stay in the closest cache while every row
             # goes down it); each row's sum still adds the trees in their order
-            for t in range(n_trees if not lanes else 0):
-                root = roots[t]
-                c = classes[t]
-                for r in range(n):
-                    row = first + r * stride
-                    i = root
-                    node = &nodes[i]
-                    if missing:
-                        while node.right != i:  # a leaf is its own false child
-                            v = row[node.feature]
-                            if (v <= node.threshold) | (isnan(v) & node.missing_true):
-                                i = i + 1
-                            else:
-                                i = node.right
-                            node = &nodes[i]
-                    else:
-                        while node.right != i:
-                            if row[node.feature] <= node.threshold:
-                                i = i + 1
-                            else:
-                                i = node.right
-                            node = &nodes[i]
-                    o[r, c] += values[i]
+            if not lanes:
+                for t in range(n_trees):
+                    root = roots[t]
+                    c = classes[t]
+                    for r in range(n):
+                        row = first + r * stride
+                        i = root
+                        node = &nodes[i]
+                        if missing:
+                            while node.right != i:  # a leaf is its own false child
+                                v = row[node.feature]
+                                if (v <= node.threshold) | (isnan(v) & node.missing_true):
+                                    i = i + 1
+                                else:
+                                    i = node.right
+                                node = &nodes[i]
+                        else:
+                            while node.right != i:
+                                if row[node.feature] <= node.threshold:
+                                    i = i + 1
+                                else:
+                                    i = node.right
+                                node = &nodes[i]
+                        o[r, c] += values[i]
         cdef float one = 1, top, total, p
         cdef float[::1] positive
         if self.transform == "SOFTMAX":
