@@ -43,6 +43,8 @@ class PageResult:
     def to_dict(self) -> dict[str, Any]:
         """Compact plain-JSON form (ms rounded to 0.001, scores to 1e-6)."""
         out: dict[str, Any] = {"id": self.id, "ms": _ms(self.seconds)}
+        if self.page_type is not None:
+            out["type"] = self.page_type
         if self.parse_seconds is not None:
             out["parse_ms"] = _ms(self.parse_seconds)
         if self.error:
