@@ -64,6 +64,8 @@ from scrapy_boilerplate.entities.derive import derive, group_pattern
 from scrapy_boilerplate.entities.distinct import distinct_lists
 from scrapy_boilerplate.entities.extract import (
     DEFAULT_MODEL,
+    DERIVED_EVERY,
+    DERIVED_FOR,
     MAX_ENTITY_CHARS,
     PageCandidates,
     rank,
@@ -206,6 +208,14 @@ def main(argv: list[str] | None = None) -> int:
         "query style, the re-ranker over dense features",
     )
     ap.add_argument(
+        "--derived",
+        choices=(DERIVED_FOR, DERIVED_EVERY),
+        default=DERIVED_FOR,
+        help="the queries the derived candidates are added for: questions (a title names "
+        "the page's main list, which the paper's predicates select whole; the shipped "
+        "rule) or every query (the rule before it)",
+    )
+    ap.add_argument(
         "--report-from",
         type=Path,
         metavar="JSON",
@@ -228,11 +238,18 @@ def main(argv: list[str] | None = None) -> int:
         return oracle_causes(sets, args)
     pages: dict[Path, PageCandidates] = {}
     page_seconds: dict[Path, float] = {}
+    own: dict[Path, PageCandidates] = {}  # (the page's derived lists, held with the page)
 
     def candidates_of(ex: Example) -> PageCandidates:
+        """The page's candidates, made once; timed with its derived lists where its
+        questions rank among them (a page is asked questions or titles, not both), so
+        that both splits' medians count them."""
         if ex.page not in pages:
             t0 = time.perf_counter()
-            pages[ex.page] = page_candidates(ex, args)
+            pc = page_candidates(ex, args)
+            if args.derived == DERIVED_EVERY or query_style(ex.query) == "question":
+                own[ex.page] = pc.with_derived()
+            pages[ex.page] = pc
             page_seconds[ex.page] = time.perf_counter() - t0
         return pages[ex.page]
 
@@ -252,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         no test example asks of: holding every page's candidates to the end is what
         fills the memory)."""
         pc = candidates_of(ex) if keep else page_candidates(ex, args)
-        return pc.asked(ex.query) if filters else pc
+        return pc.candidates_for(ex.query, filtered=filters, derived=args.derived)
 
     def training_page(ex: Example, keep: bool = True) -> TrainingPage:
         """``ex`` featurised, once; a training-only question's page (``keep=False``)
@@ -272,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def heading_pages(ex: Example) -> list[TrainingPage]:
         if ex.page not in headings:
-            pc = candidates_of(ex)
+            pc = candidates_of(ex).with_derived()  # (the heading questions' candidates)
             asked = [(q, packed(page)) for q, page in heading_training(pc, styles)]
             headings[ex.page] = [page for _, page in asked]
             if ranked:
@@ -312,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         model = train(training, step=args.step, l2=args.l2, passes=args.passes)
         model.meta["filtered"] = filters  # (rank cuts the question's lists out, as trained)
+        model.meta["derived"] = args.derived  # (and adds the derived lists as trained)
         if ranked:  # the re-ranker, on the same examples (rerank.py; its weights BETA, SIZE)
             booster = fit([matrices[id(p)] for p in training], [p.compatible for p in training])
             model.meta["ranker"] = ranker_data(booster, BETA, SIZE)
@@ -489,7 +507,8 @@ def evaluate(
         acc5 += any(ok[:5])
         oracle += any(ok)
         best = None
-        for c in pc.candidates:  # baseline: the most frequent training pattern
+        for c in pc.for_query(ex.query, model).candidates:  # baseline: the most frequent
+            # training pattern, among the candidates the model ranks
             top = max((patterns.get(suffix_pattern(p), 0) for p in c.predicates), default=0)
             if top and (best is None or (top, len(c.nodes)) > best[0]):
                 best = ((top, len(c.nodes)), c)
@@ -637,12 +656,11 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
         if ex.page not in current:
             current = {ex.page: page_candidates(ex, args)}
             if with_headings(name, args):
-                for _, page in heading_training(current[ex.page], styles):
+                for _, page in heading_training(current[ex.page].with_derived(), styles):
                     rows.append(("", [], page))  # (training only, on its page's folds)
                     folds.append((-1, fold[1]))
-        pc = current[ex.page]
-        if "filtered" not in args.without:
-            pc = pc.asked(ex.query)
+        filters = "filtered" not in args.without
+        pc = current[ex.page].candidates_for(ex.query, filtered=filters, derived=args.derived)
         ok = [compatible(c.entities, ex) for c in pc.candidates]
         ties = [(len(c.nodes), -c.first) for c in pc.candidates]
         style = query_style(ex.query) if styles else None
@@ -650,9 +668,9 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
         folds.append(fold)
     for parts in sets.values():  # training only, on their pages' folds
         for ex in training_questions(parts, args):
+            filters = "filtered" not in args.without
             pc = page_candidates(ex, args)
-            if "filtered" not in args.without:
-                pc = pc.asked(ex.query)
+            pc = pc.candidates_for(ex.query, filtered=filters, derived=args.derived)
             ok = [compatible(c.entities, ex) for c in pc.candidates]
             if not any(ok):
                 continue

@@ -2,7 +2,7 @@
 to the log-linear model on questions never seen, by grouped cross-validation.
 
     python benchmarks/entities_rerank.py [--data datasets] [--seeds 0 1 2] [--without-filtered]
-        [--without-questions]
+        [--without-questions] [--derived questions|every]
         [--out DIR]
 
 On the template split's training parts only (the test parts are not read), the grouped
@@ -63,7 +63,7 @@ from entities_eval import (
 )
 from harness.entities_data import HEADING_WEIGHT, compatible, heading_questions, missing_message
 from harness.output import add_out, write_reports
-from scrapy_boilerplate.entities.extract import PageCandidates, cuts_of
+from scrapy_boilerplate.entities.extract import DERIVED_EVERY, DERIVED_FOR, PageCandidates, cuts_of
 from scrapy_boilerplate.entities.features import query_style, styled
 from scrapy_boilerplate.entities.model import STYLE_PREFIX
 from scrapy_boilerplate.entities.rerank import DENSE, dense, fit
@@ -160,12 +160,15 @@ def train_ranker(rows: list[Row], seed: int) -> Any:
     return fit([r.dense for r in rows], [r.ok for r in rows], seed=seed)
 
 
-def featurise(data: Path, filtered: bool = True, questions: bool = True) -> tuple[list[Row], int]:
+def featurise(
+    data: Path, filtered: bool = True, questions: bool = True, derived: str = DERIVED_FOR
+) -> tuple[list[Row], int]:
     """Every example of the template split's training parts (and the heading questions of
     its pages) as a :class:`Row`; ``filtered``: with the lists its question's words cut
     out of the page's (``PageCandidates.asked``), as the shipped model ranks them;
     ``questions``: with wikitablequestions-lists' WikiTableQuestions questions, which
-    train the cells of other pages' folds and are never scored (``entities_eval.QUESTIONS``)."""
+    train the cells of other pages' folds and are never scored (``entities_eval.QUESTIONS``);
+    ``derived``: the queries the derived lists are added for (``PageCandidates.candidates_for``)."""
     sets, groups = load(data)
     vocab: dict[str, int] = {}
     rows: list[Row] = []
@@ -177,19 +180,16 @@ def featurise(data: Path, filtered: bool = True, questions: bool = True) -> tupl
             if ex.page not in current:
                 current = {ex.page: PageCandidates(sb.parse(ex.html()))}
                 if name in HEADING_SETS:
-                    pc = current[ex.page]
+                    pc = current[ex.page].with_derived()  # (the heading questions' candidates)
                     for q, ok in heading_questions(pc.candidates):
                         rows.append(Row(name, False, (-1, fold[1]), q, pc, ok, HEADING_WEIGHT,
                                         vocab))  # fmt: skip
-            pc = current[ex.page]
-            if filtered:
-                pc = pc.asked(ex.query)
+            pc = current[ex.page].candidates_for(ex.query, filtered=filtered, derived=derived)
             ok = [compatible(c.entities, ex) for c in pc.candidates]
             rows.append(Row(name, True, fold, ex.query, pc, ok, 1.0, vocab))
         for ex in parts.get(QUESTIONS, []) if questions else []:  # training only
             pc = PageCandidates(sb.parse(ex.html()))
-            if filtered:
-                pc = pc.asked(ex.query)
+            pc = pc.candidates_for(ex.query, filtered=filtered, derived=derived)
             ok = [compatible(c.entities, ex) for c in pc.candidates]
             if any(ok):  # (as entities_eval trains them)
                 rows.append(Row(name, False, (-1, cv_fold_page(ex)), ex.query, pc, ok, 1.0, vocab))
@@ -212,13 +212,22 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="train without wikitablequestions-lists' WikiTableQuestions questions",
     )
+    ap.add_argument(
+        "--derived",
+        choices=(DERIVED_FOR, DERIVED_EVERY),
+        default=DERIVED_FOR,
+        help="the queries the derived candidates are added for (the shipped rule: questions)",
+    )
     add_out(ap, "entities_rerank.md")
     args = ap.parse_args(argv)
     if not (args.data / "webqa-utopia-dev").is_dir():
         print(missing_message(args.data), file=sys.stderr)
         return 1
     rows, size = featurise(
-        args.data, filtered=not args.without_filtered, questions=not args.without_questions
+        args.data,
+        filtered=not args.without_filtered,
+        questions=not args.without_questions,
+        derived=args.derived,
     )
     hits: dict[tuple[str, str], list[float]] = {}
     oracle: dict[str, float] = {}
@@ -256,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             hits.setdefault((name, variant), []).append(sum(got) / len(got))
             print(f"seed {seed}: {name}: {variant}: accuracy {sum(got) / len(got):.3f} "
                   f"({sum(got)} of {len(got)})", flush=True)  # fmt: skip
+    queries = "every query" if args.derived == DERIVED_EVERY else "questions alone"
     lines = [
         "# Entity lists: the re-ranker over dense features, cross-validated",
         "",
@@ -264,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         "question template nor its page), the log-linear model (NumPy copy of its "
         f"training), a LightGBM ranker over {len(DENSE)} dense features, and the two "
         "together (log-probability + β x the ranker's score). Accuracy; mean of the seeds "
-        f"{', '.join(map(str, args.seeds))} (each seed in the seeds column).",
+        f"{', '.join(map(str, args.seeds))} (each seed in the seeds column). The derived "
+        f"candidates are added for {queries} (`--derived {args.derived}`).",
         "",
         "| set | variant | accuracy | seeds | oracle |",
         "| --- | --- | ---: | --- | ---: |",

@@ -62,11 +62,11 @@ LABELS = {
     "lxml": "lxml's parse",
     "whole": "whole call (parse, candidates, rank)",
     "parse": "`parse`",
-    "candidates": "`PageCandidates` (query-independent)",
-    "rank": "`rank` (the question's)",
+    "candidates": "`PageCandidates` (the paper's candidates)",
+    "rank": "`rank` (a question's derived and filtered lists, the scores)",
     "PageIndex": "page index (one walk)",
     "generate": "generation (the paper's predicates)",
-    "derive": "derivation (lists read inside text)",
+    "derive": "derivation (lists read inside text; for questions)",
     "context_of": "contexts (headings, labels)",
     "list_text": "list texts (stems, tags)",
     "header_names": "column headers",
@@ -116,8 +116,9 @@ def timed_steps(times: dict[str, float]) -> Iterator[None]:
 
 
 def whole(html: str, query: str, model: Any) -> tuple[float, float, float, int]:
-    """Seconds of ``parse``, ``PageCandidates`` and ``rank`` of one page, and its number
-    of candidates."""
+    """Seconds of ``parse``, ``PageCandidates`` and ``rank`` of one page, and the number
+    of candidates the query was ranked among (the paper's, and for a question the derived
+    and filtered lists: ``PageCandidates.for_query``)."""
     t0 = time.perf_counter()
     doc = parse(html)
     t1 = time.perf_counter()
@@ -125,7 +126,7 @@ def whole(html: str, query: str, model: Any) -> tuple[float, float, float, int]:
     t2 = time.perf_counter()
     rank(pc, query, model)
     t3 = time.perf_counter()
-    return t1 - t0, t2 - t1, t3 - t2, len(pc.candidates)
+    return t1 - t0, t2 - t1, t3 - t2, len(pc.for_query(query, model).candidates)
 
 
 def distinct_pages(examples: list[Example]) -> list[Example]:

@@ -3,6 +3,8 @@ one element's text, heads of entities, first lines of long list items."""
 
 from __future__ import annotations
 
+import pytest
+
 import scrapy_boilerplate as sb
 from scrapy_boilerplate.entities.derive import (
     clean_entity,
@@ -13,7 +15,7 @@ from scrapy_boilerplate.entities.derive import (
     leading_lines,
     lines_of,
 )
-from scrapy_boilerplate.entities.extract import PageCandidates
+from scrapy_boilerplate.entities.extract import DERIVED_EVERY, DERIVED_FOR, PageCandidates
 from scrapy_boilerplate.entities.pageindex import PageIndex
 from scrapy_boilerplate.entities.predicates import generate
 
@@ -72,14 +74,44 @@ def test_first_lines_of_long_items_across_lists():
 
 
 def test_page_candidates_carry_the_derived_lists_and_their_feature():
-    pc = PageCandidates(sb.parse(PAGE))
-    assert pc.info["derived"] >= 3
+    page = PageCandidates(sb.parse(PAGE))
+    assert not any(c.transform for c in page.candidates)  # (the paper's alone)
+    pc = page.with_derived()
+    assert pc.info["derived"] >= 3 and pc.page_count == len(pc.candidates)
+    assert pc.candidates[: page.page_count] == page.candidates and pc.origin is page
+    assert page.with_derived() is pc and pc.with_derived() is pc  # (made once, kept)
     i = next(i for i, c in enumerate(pc.candidates) if c.transform == "split")
     assert pc.candidates[i].entities == ["Ann Lee", "Bob Ray", "Cy Dee"]
     feats = pc.features("Who are the students?")[i]
     assert feats["XFORM=split"] == 1.0 and feats["QD:WHO|XFORM=split"] == 1.0
     plain = PageCandidates(sb.parse(PAGE), derived=False)
-    assert not any(c.transform for c in plain.candidates)
+    assert plain.with_derived() is plain
+
+
+def test_derived_lists_are_for_questions_under_the_models_rule():
+    page = PageCandidates(sb.parse(PAGE))
+    question, title = "Who are the students?", "students of the lab"
+    derived = page.with_derived()
+    assert page.candidates_for(title, derived=DERIVED_FOR) is page
+    assert page.candidates_for(title, derived=DERIVED_EVERY) is derived
+    assert page.candidates_for(question, filtered=False) is derived
+    asked = page.candidates_for(question)
+    assert asked.candidates[: derived.page_count] == derived.candidates
+    assert asked.page_count == derived.page_count
+    # a view answers for its page: the same rule from any of them
+    assert derived.candidates_for(title) is page and asked.candidates_for(title) is page
+    with pytest.raises(ValueError, match="derived"):
+        page.candidates_for(title, derived="sometimes")
+
+    class Meta:
+        def __init__(self, **meta: object) -> None:
+            self.meta = meta
+
+    # a model file without the rule (an older one) ranks among the derived lists always
+    assert page.for_query(title, Meta(filtered=True)) is derived  # type: ignore[arg-type]
+    rule = Meta(filtered=True, derived=DERIVED_FOR)
+    assert page.for_query(title, rule) is page  # type: ignore[arg-type]
+    assert page.for_query(question, rule) is asked  # type: ignore[arg-type]
 
 
 def test_derived_candidates_are_bounded():
@@ -280,7 +312,7 @@ def test_long_entities_up_to_max_chars():
     assert 140 < len(want[0]) < MAX_ENTITY_CHARS
     paper = PageCandidates(doc, max_chars=140)
     assert want not in [c.entities for c in paper.candidates]
-    ours = PageCandidates(doc)
+    ours = PageCandidates(doc).with_derived()
     assert want in [c.entities for c in ours.candidates]
 
 

@@ -29,8 +29,13 @@ PAGE = """<html><head><title>Ann Lee's home page</title></head><body>
 </body></html>"""
 
 
+def own(html: str = PAGE) -> PageCandidates:
+    """The page's own candidates, a question's base: the paper's and the derived lists."""
+    return PageCandidates(sb.parse(html)).with_derived()
+
+
 def cut(query: str, html: str = PAGE) -> list[list[str]]:
-    pc = PageCandidates(sb.parse(html))
+    pc = own(html)
     view = pc.asked(query)
     return [list(c.entities) for c in view.candidates[pc.page_count :]]
 
@@ -75,10 +80,10 @@ def test_notes_say_how_a_list_was_cut():
     assert students and all("FILTER=name" in c.notes for c in students)
     # "students" heads the list: a cut by it is one its context already names
     page = PAGE.replace("(MS)", "(MS student)")
-    pc = PageCandidates(sb.parse(page))
+    pc = own(page)
     assert pc.asked("Who are the students?") is pc  # one item alone is no list
     page = PAGE.replace("(MS)", "(MS student)").replace("(PhD)", "(PhD student)", 2)
-    pc = PageCandidates(sb.parse(page))
+    pc = own(page)
     notes = [c.notes for c in pc.asked("Who are the students?").candidates[pc.page_count :]]
     assert notes and all("FILTER-INCONTEXT" in n for n in notes)
 
@@ -100,7 +105,7 @@ def test_a_venue_and_an_award_cut_it_too():
 
 
 def _filtered(terms: dict[str, str], html: str = PAGE) -> list[list[str]]:
-    pc = PageCandidates(sb.parse(html))
+    pc = own(html)
     memo: dict = {}
     found = F.filtered(
         pc.candidates,
@@ -146,12 +151,12 @@ def test_hidden_text_is_no_hit():
 
 
 def _extra(query: str) -> list:
-    pc = PageCandidates(sb.parse(PAGE))
+    pc = own()
     return pc.asked(query).candidates[pc.page_count :]
 
 
 def test_a_filtered_list_keeps_its_nodes_predicate_and_first_position():
-    pc = PageCandidates(sb.parse(PAGE))
+    pc = own()
     view = pc.asked("What was published in 2012?")
     extra = view.candidates[pc.page_count :]
     assert extra
@@ -212,10 +217,10 @@ def test_at_most_max_filtered_lists(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_the_query_copy_shares_the_page_work():
-    pc = PageCandidates(sb.parse(PAGE))
-    assert pc.asked("Who wrote about zebras?") is pc  # nothing cut: the page itself
+    pc = own()
+    assert pc.asked("Who wrote about zebras?") is pc  # nothing cut: the page's own lists
     view = pc.asked("What was published in 2012?")
-    assert view is not pc and view.origin is pc
+    assert view is not pc and view.origin is pc.origin
     assert pc.asked("What was published in 2012?") is view  # the last query's, kept
     assert view.asked("What was published in 2012?") is view
     n = pc.page_count
@@ -244,7 +249,7 @@ def test_the_query_copy_shares_the_page_work():
 
 
 def test_rank_cuts_lists_only_with_a_model_trained_so():
-    pc = PageCandidates(sb.parse(PAGE))
+    pc = own()
     query = "What conference papers have been published in 2012?"
     plain = Model({}, {})
     assert len(rank(pc, query, plain)) == pc.page_count

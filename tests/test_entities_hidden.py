@@ -30,7 +30,7 @@ HIDDEN_WORDS = ("940px", "var ", "track", "Enable", "Please", "Template", "color
 
 
 def all_entities(html: str) -> list[list[str]]:
-    return [list(c.entities) for c in PageCandidates(sb.parse(html)).candidates]
+    return [list(c.entities) for c in PageCandidates(sb.parse(html)).with_derived().candidates]
 
 
 def test_no_entity_holds_hidden_text():

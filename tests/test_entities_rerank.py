@@ -193,7 +193,7 @@ def test_page_columns_are_their_row_by_row_definition_to_the_bit():
         "</body></html>"
     )
     for page in (html, TRAILS):
-        pc = PageCandidates(sb.parse(page))
+        pc = PageCandidates(sb.parse(page)).with_derived()
         for query in ("staff", "Who joined in 2012?", "Which trails are near Baltimore?"):
             view = pc.asked(query)
             got = rerank.page_columns(view)

@@ -52,6 +52,16 @@ from scrapy_boilerplate.entities.rerank import dense
 #: (docs/entities.md).
 MAX_ENTITY_CHARS = 300
 
+#: The rule of a model trained with the derived lists (:mod:`.derive`) for questions alone
+#: (``Model.meta["derived"]``): a title ("tallest buildings in minneapolis") names the
+#: page's main list, which the paper's predicates select whole, and a question asks for
+#: a part of one, or a list written inside text. Chosen by the grouped cross-validation
+#: (docs/entities.md).
+DERIVED_FOR = "questions"
+#: The rule of a model whose metadata names none (an older model file): the derived lists
+#: for every query, as it was trained.
+DERIVED_EVERY = "every"
+
 MODEL_DIR = Path(__file__).parent / "model"
 DEFAULT_MODEL = MODEL_DIR / "entities.json.gz"
 
@@ -82,15 +92,24 @@ def load_model(path: str | None = None) -> Model:
     return Model.load(path or DEFAULT_MODEL)
 
 
+#: A list of candidates' query-independent features (:meth:`PageCandidates._features_of`).
+_Features = tuple[list[Any], list[tuple[str, ...]], list[list[Part]], list[tuple[str, ...]]]
+
+
 class PageCandidates:
     """A page's candidates with their query-independent features, computed once so that
-    several queries on one page (a focused crawl, the benchmark) share the work."""
+    several queries on one page (a focused crawl, the benchmark) share the work: the
+    paper's candidates here, the derived lists (:meth:`with_derived`) and a question's
+    filtered lists (:meth:`asked`) in copies made when a query needs them
+    (:meth:`for_query`)."""
 
     def __init__(self, doc: Document, k: int = 8, max_nodes: int = 20000,
                  max_predicates: int = 500000, extended: bool = False,
                  derived: bool = True, max_chars: int = MAX_ENTITY_CHARS) -> None:  # fmt: skip
-        """``derived``: add the lists read inside elements' text (:mod:`.derive`) to the
-        paper's candidates; ``max_chars``: see :data:`MAX_ENTITY_CHARS`."""
+        """The paper's candidates of ``doc`` with their features. ``derived``: the lists
+        read inside elements' text (:mod:`.derive`) may be added after them, for the
+        queries whose model asks for them (:meth:`for_query`); ``max_chars``: see
+        :data:`MAX_ENTITY_CHARS`."""
         t0 = time.perf_counter()
         self.page = PageIndex(doc.root)
         self.candidates, self.info = generate(
@@ -103,10 +122,11 @@ class PageCandidates:
             index=self.page,
         )
         self._root = doc.body
-        if derived and self.page.number.get(doc.body) is not None:
-            more = derive(self.candidates, self.page, doc.body)
-            self.candidates += more
-            self.info["derived"] = len(more)
+        #: whether lists read inside elements' text may be added (:meth:`with_derived`)
+        self._derives = derived and self.page.number.get(doc.body) is not None
+        #: those lists and their features, made on the first question that needs them
+        self._derived: tuple[list[Candidate], _Features] | None = None
+        self._derived_view: weakref.ref[PageCandidates] | None = None
         self.texts: list[Any] = []  # what the query features read, query-independent
         # Query-independent features, kept in parts: the structural ones as node lists
         # (their names are shared by every candidate with the same list at some level),
@@ -139,40 +159,127 @@ class PageCandidates:
 
     def _add_features(self, candidates: list[Candidate]) -> None:
         """Append the query-independent features of ``candidates`` to the page's."""
+        texts, headers, parts, denotation = self._features_of(candidates)
+        self.texts += texts
+        self.headers += headers
+        self.parts += parts
+        self.denotation += denotation
+
+    def _features_of(self, candidates: list[Candidate]) -> _Features:
+        """The query-independent features of ``candidates``: what the query features read
+        (:func:`.features.list_text`), the column header, structural and denotation
+        names, each a list in the candidates' order."""
         contexts: dict[Any, Any] = {}
-        texts: dict[Any, Any] = {}  # (entity lists and context texts)
-        self.texts += [list_text(c, context_of(c, contexts, self.page), texts) for c in candidates]
-        self.headers += [header_names(c, self.page) for c in candidates]
+        memo: dict[Any, Any] = {}  # (entity lists and context texts)
+        texts = [list_text(c, context_of(c, contexts, self.page), memo) for c in candidates]
+        headers = [header_names(c, self.page) for c in candidates]
+        all_parts: list[list[Part]] = []
+        all_names: list[tuple[str, ...]] = []
         denotations: dict[tuple[str, ...], tuple[str, ...]] = {}
         for cand in candidates:
             check()  # the page's deadline (a crawl's BOILERPLATE_TIMEOUT)
             parts = structural_parts(cand, self.page)
             for _, nums in parts:
                 node_names(self.page, nums)
-            self.parts.append(parts)
+            all_parts.append(parts)
             entities = tuple(cand.entities)
             names = denotations.get(entities)
             if names is None:  # (lists of one page often repeat: a cell's text and its link's)
                 names = denotations[entities] = denotation_names(entities, self.page.recipes)
             if cand.transform:  # (a denotation feature: conjoined with the query's category)
                 names = (*names, "XFORM=" + cand.transform, *cand.notes)
-            self.denotation.append(names)
+            all_names.append(names)
+        return texts, headers, all_parts, all_names
+
+    def _view(self, more: list[Candidate], features: _Features) -> PageCandidates:
+        """A copy of this object with ``more`` candidates after its own, and their
+        ``features`` (:meth:`_features_of`) after its features: it shares this object's
+        page and features, and has the page's own object as its :attr:`origin`."""
+        texts, headers, parts, denotation = features
+        view = copy.copy(self)
+        view._origin, view._asked, view._derived_view = self.origin, None, None
+        view.candidates = [*self.candidates, *more]
+        view.texts, view.parts = [*self.texts, *texts], [*self.parts, *parts]
+        view.denotation = [*self.denotation, *denotation]
+        view.headers = [*self.headers, *headers]
+        view._base_scores = {}
+        view.ranker_columns = None
+        view._last_query = None
+        return view
+
+    def with_derived(self) -> PageCandidates:
+        """The page's candidates with the lists read inside its elements' text after them
+        (:func:`.derive.derive`: lines, lists cut at separators, heads and tails of
+        entities, dates, lists cut at headings): a copy that shares this object's page
+        and features, or this object itself where nothing is derived. The derived lists
+        and their features are made once a page; the copy is kept weakly (made again,
+        cheaply, if it was dropped). Its candidates are all the page's own
+        (:attr:`page_count`)."""
+        origin = self.origin
+        if origin is not self:
+            return origin.with_derived()
+        if not self._derives:
+            return self
+        kept = self._derived_view() if self._derived_view is not None else None
+        if kept is not None:
+            return kept
+        if self._derived is None:
+            more = derive(self.candidates, self.page, self._root)
+            self._derived = (more, self._features_of(more))
+        more, features = self._derived
+        self.info["derived"] = len(more)
+        if not more:
+            return self
+        view = self._view(more, features)
+        view.page_count = len(view.candidates)
+        view.info = dict(self.info)
+        self._derived_view = weakref.ref(view)
+        return view
+
+    def for_query(self, query: str, model: Model) -> PageCandidates:
+        """The candidates ``query`` is ranked among under ``model``: the rule it was
+        trained with, read from its metadata (:meth:`candidates_for`)."""
+        return self.candidates_for(
+            query,
+            filtered=bool(model.meta.get("filtered")),
+            derived=model.meta.get("derived", DERIVED_EVERY),
+        )
+
+    def candidates_for(
+        self, query: str, filtered: bool = True, derived: str = DERIVED_FOR
+    ) -> PageCandidates:
+        """The candidates ``query`` is ranked among (and a training example featurised
+        with): the paper's, then the derived lists (:meth:`with_derived`) for every
+        query (``derived`` :data:`DERIVED_EVERY`) or for a question alone
+        (:data:`DERIVED_FOR`), then, for a question and with ``filtered``, the lists its
+        words cut out of those (:meth:`asked`)."""
+        if derived not in (DERIVED_FOR, DERIVED_EVERY):
+            raise ValueError(f"derived: {DERIVED_FOR!r} or {DERIVED_EVERY!r}, not {derived!r}")
+        origin = self.origin
+        question = query_style(query) == "question"
+        if filtered and question:
+            return origin.asked(query)
+        if question or derived == DERIVED_EVERY:
+            return origin.with_derived()
+        return origin
 
     def asked(self, query: str) -> PageCandidates:
-        """The page's candidates with the lists that ``query``'s words cut out of them
+        """For a question, the page's candidates and its derived lists
+        (:meth:`with_derived`) with the lists that ``query``'s words cut out of them
         (:mod:`.filtered`) and the distinct values of the lists whose values repeat
         (:mod:`.distinct`) after them: a copy that shares this object's page and the
-        features of its candidates, or this object itself when the query adds no list.
+        features of its candidates (the derived view itself when the query adds no list);
+        for a title, the object it is asked of.
         Only a question adds lists (:func:`.features.query_style`): it asks for a part
         of a list ("published in 2012"), where a title ("tallest buildings in
         minneapolis") names the page's main list, whose rows hold the title's words
         anyway (chosen by the grouped cross-validation: docs/entities.md). The last
         query's is kept."""
+        if query_style(query) != "question":
+            return self
         origin = self.origin
         if origin is not self:
             return origin.asked(query)
-        if query_style(query) != "question":
-            return self
         last = self._asked
         if last is not None and last[0] == query:
             kept = last[1]()
@@ -180,33 +287,27 @@ class PageCandidates:
                 return kept
         if self._records is None:
             self._records = Records(self.page)
+        base = self.with_derived()
         start = self.page.number.get(self._root)
         extra: list[Candidate] = []
         if start is not None:
             memo: dict[int, Any] = {}
             extra = filtered(
-                self.candidates,
+                base.candidates,
                 self.page,
                 self._records,
                 self._records.terms(query),
                 lambda nums: group_pattern(self.page, nums, self._root, memo),
-                contexts=[text.context for text in self.texts],
+                contexts=[text.context for text in base.texts],
             )
-        more = distinct_lists([*self.candidates, *extra])
+        more = distinct_lists([*base.candidates, *extra])
         distinct = len(more)
         extra += more
-        view = self
+        view = base
         if extra:
-            view = copy.copy(self)
-            view._origin, view._asked = self, None
-            view.candidates = [*self.candidates, *extra]
-            view.texts, view.parts = list(self.texts), list(self.parts)
-            view.denotation, view.headers = list(self.denotation), list(self.headers)
-            view._add_features(extra)
-            view.info = {**self.info, "filtered": len(extra) - distinct, "distinct": distinct}
-            view._base_scores = {}
-            view.ranker_columns = None
-            view._last_query = None
+            view = base._view(extra, base._features_of(extra))
+            view.page_count = base.page_count
+            view.info = {**base.info, "filtered": len(extra) - distinct, "distinct": distinct}
         self._asked = (query, weakref.ref(view))
         return view
 
@@ -372,10 +473,9 @@ def rank(pc: PageCandidates, query: str, model: Model) -> list[tuple[float, Cand
     model that has a re-ranker (:attr:`Model.ranker`), each candidate's log-linear
     log-probability plus ``beta`` times the ranker's score plus ``size`` times the
     logarithm of its number of entities, normalised again."""
+    pc = pc.for_query(query, model)  # (the candidates of the model's rule)
     if not pc.candidates:
         return []
-    if model.meta.get("filtered"):  # (a model trained with the query's filtered lists)
-        pc = pc.asked(query)
     logp = normalise(pc.scores(query, model), pc.counts())
     ranker = model.ranker
     if ranker is not None:
@@ -459,11 +559,13 @@ def extract_entities(
     pc = PageCandidates(
         doc, k=k, max_nodes=max_nodes, max_predicates=max_predicates, max_chars=max_chars
     )
-    result.info = {k_: v for k_, v in pc.info.items() if k_ != "seconds"}
-    if not pc.candidates:
+    entity_model = load_model(model)
+    view = pc.for_query(query, entity_model)  # (rank reads the same, kept by pc)
+    result.info = {k_: v for k_, v in view.info.items() if k_ != "seconds"}
+    if not view.candidates:
         result.reason = Reason.NO_LIST.value
         return result
-    for prob, cand in rank(pc, query, load_model(model))[:top_k]:
+    for prob, cand in rank(view, query, entity_model)[:top_k]:
         result.lists.append(
             {
                 "entities": list(cand.entities),
@@ -477,6 +579,8 @@ def extract_entities(
 
 
 __all__ = [
+    "DERIVED_EVERY",
+    "DERIVED_FOR",
     "MAX_ENTITY_CHARS",
     "EntityResult",
     "PageCandidates",

@@ -292,17 +292,20 @@ def ranker_leaves(
 
 
 def dense(pc: PageCandidates, query: str) -> np.ndarray:
-    """The ranker's input for ``query``: :func:`page_columns` (kept on ``pc``, computed once
-    a page) beside :func:`query_columns`."""
+    """The ranker's input for ``query``: :func:`page_columns` (kept on ``pc``, and the rows
+    of the page's own candidates once a page, on the object that holds them: the paper's
+    candidates, or those and the derived lists) beside :func:`query_columns`."""
     if pc.ranker_columns is None:
-        origin = pc.origin
-        if origin is pc:
+        own = pc.origin  # (the object holding the page's own candidates, as pc counts them)
+        if own.page_count != pc.page_count:
+            own = own.with_derived()
+        if own is pc or own.page_count != pc.page_count:
             pc.ranker_columns = page_columns(pc)
-        else:  # a query's copy: the page's rows once, on the page's own object
-            if origin.ranker_columns is None:
-                origin.ranker_columns = page_columns(origin)
-            start = len(origin.candidates)
-            pc.ranker_columns = np.vstack([origin.ranker_columns, page_columns(pc, start)])
+        else:  # a query's copy: the page's rows once, on the object of its own candidates
+            if own.ranker_columns is None:
+                own.ranker_columns = page_columns(own)
+            start = len(own.candidates)
+            pc.ranker_columns = np.vstack([own.ranker_columns, page_columns(pc, start)])
     return np.hstack([pc.ranker_columns, query_columns(pc, query)])
 
 
