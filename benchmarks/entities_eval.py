@@ -609,7 +609,10 @@ def oracle_causes(sets: dict[str, dict[str, list[Example]]], args: Any) -> int:
         "its cause's row for `found`), and the next with ours and the lists a question "
         "adds (what `PageCandidates.asked` adds): the lists its words cut out of ours "
         "(`scrapy_boilerplate/entities/filtered.py`) and the distinct values of the lists "
-        "whose values repeat (`scrapy_boilerplate/entities/distinct.py`).",
+        "whose values repeat (`scrapy_boilerplate/entities/distinct.py`). The derived "
+        "candidates are made for questions alone with the shipped model (its metadata's "
+        "`derived`): a title-style query, as every wikitablequestions-lists query but its "
+        "WikiTableQuestions questions is, ranks the paper's predicates' lists.",
         "",
     ]
     text = "\n".join([*head, *lines, "", *sizes])
