@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.compare import dataset_lines
-from harness.datasets import UNPACK_HINT
+from harness.datasets import UNPACK_HINT, _index
 
 
 def page_types(name: str, records: list[dict[str, Any]], data: Path) -> dict[str, str]:
@@ -31,16 +31,10 @@ def page_types(name: str, records: list[dict[str, Any]], data: Path) -> dict[str
     types = {r["id"]: r["type"] for r in records if r.get("type")}
     if types:
         return types
-    index = data / name / "index.jsonl"
-    if not index.is_file():
+    folder = data / name
+    if not (folder / "index.jsonl").is_file():
         return {}
-    out = {}
-    for line in index.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            if rec.get("page_type"):
-                out[str(rec["id"])] = rec["page_type"]
-    return out
+    return {str(rec["id"]): rec["page_type"] for rec in _index(folder) if rec.get("page_type")}
 
 
 def markdown(results: dict[str, Any], ours: str, data: Path, resamples: int) -> str:

@@ -653,6 +653,7 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
     rows = []
     folds = []
     styles = "styles" not in args.without
+    filters = "filtered" not in args.without
     current: dict[Path, PageCandidates] = {}
     for name, ex in examples:
         fold = cv_fold(ex, groups)
@@ -662,7 +663,6 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
                 for _, page in heading_training(current[ex.page].with_derived(), styles):
                     rows.append(("", [], page))  # (training only, on its page's folds)
                     folds.append((-1, fold[1]))
-        filters = "filtered" not in args.without
         pc = current[ex.page].candidates_for(ex.query, filtered=filters, derived=args.derived)
         ok = [compatible(c.entities, ex) for c in pc.candidates]
         ties = [(len(c.nodes), -c.first) for c in pc.candidates]
@@ -671,7 +671,6 @@ def cross_validate(sets: dict[str, Any], groups: dict[str, str], args: Any) -> i
         folds.append(fold)
     for parts in sets.values():  # training only, on their pages' folds
         for ex in training_questions(parts, args):
-            filters = "filtered" not in args.without
             pc = page_candidates(ex, args)
             pc = pc.candidates_for(ex.query, filtered=filters, derived=args.derived)
             ok = [compatible(c.entities, ex) for c in pc.candidates]

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from .report import _table
+
 #: The metrics a page record can carry, and the key it carries them under.
 METRICS = {"text": "text F1", "snippets": "snippet F1"}
 
@@ -153,29 +155,17 @@ def dataset_lines(
         cells = [_cell(paired(mine, extractors[peer]["pages"], m, resamples)) for m in metrics]
         rows.append([peer, *cells])
     lines += _table(header, rows)
-    if types:
-        for metric in metrics:
-            groups: dict[str, list[Mapping[str, Any]]] = {}
-            for r in mine:
-                if r["id"] in types:
-                    groups.setdefault(types[r["id"]], []).append(r)
-            if not groups:
-                continue
-            header = ["page type", "pages", *peers]
-            rows = []
-            for kind, pages in sorted(groups.items()):
-                ids = {r["id"] for r in pages}
-                cells = []
-                for peer in peers:
-                    theirs = [r for r in extractors[peer]["pages"] if r["id"] in ids]
-                    cells.append(_cell(paired(pages, theirs, metric, resamples)))
-                rows.append([kind, str(len(pages)), *cells])
-            lines += ["", f"{METRICS[metric]} by page type, {ours} − peer [95 %]:", ""]
-            lines += _table(header, rows)
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for r in mine:
+        if types and r["id"] in types:
+            groups.setdefault(types[r["id"]], []).append(r)
+    for metric in metrics if groups else ():
+        header = ["page type", "pages", *peers]
+        rows = []
+        for kind, pages in sorted(groups.items()):
+            # (paired keeps the peer's records of these pages alone: it pairs by page id)
+            cells = [_cell(paired(pages, extractors[p]["pages"], metric, resamples)) for p in peers]
+            rows.append([kind, str(len(pages)), *cells])
+        lines += ["", f"{METRICS[metric]} by page type, {ours} − peer [95 %]:", ""]
+        lines += _table(header, rows)
     return lines
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    line = "| " + " | ".join(header) + " |"
-    align = "| " + " | ".join(["---"] + ["---:"] * (len(header) - 1)) + " |"
-    return [line, align, *("| " + " | ".join(r) + " |" for r in rows)]
