@@ -75,7 +75,7 @@ from scrapy_boilerplate.entities.filtered import Records, filtered
 from scrapy_boilerplate.entities.model import PackedTrainingPage, TrainingPage, train
 from scrapy_boilerplate.entities.pageindex import PageIndex
 from scrapy_boilerplate.entities.predicates import ANY, Predicate, generate
-from scrapy_boilerplate.entities.rerank import BETA, SIZE, dense, fit, ranker_data
+from scrapy_boilerplate.entities.rerank import BETA, SIZE, STYLE_WEIGHTS, dense, fit, ranker_data
 
 TEST_SHARE = 0.3
 #: The splits evaluated: ``page`` holds out pages (a question seen in training may come
@@ -330,9 +330,10 @@ def main(argv: list[str] | None = None) -> int:
         model = train(training, step=args.step, l2=args.l2, passes=args.passes)
         model.meta["filtered"] = filters  # (rank cuts the question's lists out, as trained)
         model.meta["derived"] = args.derived  # (and adds the derived lists as trained)
-        if ranked:  # the re-ranker, on the same examples (rerank.py; its weights BETA, SIZE)
+        if ranked:  # the re-ranker, on the same examples (rerank.py; its weights BETA, SIZE
+            # and the query styles' own, STYLE_WEIGHTS)
             booster = fit([matrices[id(p)] for p in training], [p.compatible for p in training])
-            model.meta["ranker"] = ranker_data(booster, BETA, SIZE)
+            model.meta["ranker"] = ranker_data(booster, BETA, SIZE, STYLE_WEIGHTS)
         train_s = time.perf_counter() - t0
         print(f"split by {split}: trained on {n_train} examples, {n_questions} "
               f"WikiTableQuestions questions and {n_headings} heading questions in "

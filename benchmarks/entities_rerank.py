@@ -23,8 +23,13 @@ seed's figures differ from ``--cv``'s by the order's noise). Beside it, per cell
   for each ``β`` of :data:`BETAS`;
 * those (``β`` = 1) plus ``γ`` times the logarithm of the list's number of entities, for
   each ``γ`` of :data:`SIZES` (a size prior: the rank's ``size``);
-* the shipped ranking: ``γ`` = 1, and a list cut out of the best one by a number or a
-  name of the question put in its place (``extract.promote_cut``).
+* the shipped ranking: the ``β`` and ``γ`` of the query's style
+  (``rerank.STYLE_WEIGHTS``, else ``rerank.BETA`` and ``rerank.SIZE``), and a list cut
+  out of the best one by a number or a name of the question put in its place
+  (``extract.promote_cut``);
+* that ranking for every ``β`` of :data:`GRID_BETAS` and ``γ`` of :data:`GRID_SIZES`,
+  with the best pair of each set: each set's scored queries are of one style, so its
+  best pair is the one its style ships with.
 
 Each example is ranked among its page's candidates and the lists its question cuts out
 of them (``PageCandidates.asked``), as the shipped model ranks them;
@@ -66,15 +71,19 @@ from harness.output import add_out, write_reports
 from scrapy_boilerplate.entities.extract import DERIVED_EVERY, DERIVED_FOR, PageCandidates, cuts_of
 from scrapy_boilerplate.entities.features import query_style, styled
 from scrapy_boilerplate.entities.model import STYLE_PREFIX
-from scrapy_boilerplate.entities.rerank import DENSE, dense, fit
+from scrapy_boilerplate.entities.rerank import BETA, DENSE, SIZE, STYLE_WEIGHTS, dense, fit
 
 #: The column of the dense matrix holding log(number of entities).
 LOG_ENTITIES = DENSE.index("log_entities")
 
 BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
 #: The weights of log(number of entities) tried beside the log-linear model and the ranker
-#: (weight 1; the shipped ``size`` is :data:`scrapy_boilerplate.entities.rerank.SIZE`).
+#: (weight 1; a question's shipped ``size``: :data:`scrapy_boilerplate.entities.rerank.SIZE`).
 SIZES = (0.5, 1.0, 2.0)
+#: The grid of the shipped ranking's two weights (β of the ranker, γ of the size prior)
+#: searched per query style.
+GRID_BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+GRID_SIZES = (0.0, 0.5, 1.0, 2.0, 3.0, 4.0)
 
 
 class Row:
@@ -88,7 +97,7 @@ class Row:
         self.ok = np.array(ok, dtype=bool)
         self.ties = [(len(c.nodes), -c.first) for c in pc.candidates]
         self.dense = dense(pc, query)
-        style = query_style(query)
+        self.style = style = query_style(query)
         ids: list[int] = []
         owner: list[int] = []
         for i, feats in enumerate(pc.features(query)):
@@ -197,6 +206,37 @@ def featurise(
     return rows, len(vocab)  # (the style copies are in the vocabulary)
 
 
+def grid_lines(grid: dict[tuple[str, float, float], list[float]], seeds: list[int]) -> list[str]:
+    """The grid of the two weights, per set, as Markdown: the mean accuracy over the seeds
+    of the shipped ranking (log-linear + β x ranker + γ x log(entities), a cut by a number
+    or a name promoted) for every β of :data:`GRID_BETAS` and γ of :data:`GRID_SIZES`,
+    and the pair with the best mean. Each set's scored queries are of one style
+    (wikitablequestions-lists' titles, webqa-utopia-dev's questions), so a set's best pair
+    is its style's (``rank``'s weights per query style: ``Ranker.styles``)."""
+    out = [
+        "",
+        "## The two weights per query style",
+        "",
+        "Accuracy of log-linear + β x ranker + γ x log(entities), a cut by a number or a "
+        f"name promoted (no cut is made for a title), mean of the seeds "
+        f"{', '.join(map(str, seeds))}; the best pair of each set in bold. "
+        "wikitablequestions-lists scores titles alone and webqa-utopia-dev questions alone, "
+        "so each set's best pair is its query style's.",
+    ]
+    for name in sorted({key[0] for key in grid}):
+        means = {(b, g): statistics.mean(grid[(name, b, g)]) for b in GRID_BETAS
+                 for g in GRID_SIZES}  # fmt: skip
+        best = max(means, key=lambda k: (means[k], -k[0], -k[1]))
+        out += ["", f"{name} (best: β = {best[0]}, γ = {best[1]}):", "",
+                "| β \\ γ | " + " | ".join(str(g) for g in GRID_SIZES) + " |",
+                "| --- | " + " | ".join("---:" for _ in GRID_SIZES) + " |"]  # fmt: skip
+        for b in GRID_BETAS:
+            cells = [f"**{means[(b, g)]:.3f}**" if (b, g) == best else f"{means[(b, g)]:.3f}"
+                     for g in GRID_SIZES]  # fmt: skip
+            out.append(f"| {b} | " + " | ".join(cells) + " |")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=Path("datasets"))
@@ -231,8 +271,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     hits: dict[tuple[str, str], list[float]] = {}
     oracle: dict[str, float] = {}
+    #: (set, β, γ) -> accuracy of each seed
+    grid_hits: dict[tuple[str, float, float], list[float]] = {}
     for seed in args.seeds:
         per: dict[tuple[str, str], list[bool]] = {}
+        grid: dict[tuple[str, float, float], list[bool]] = {}
         for tf in range(FOLDS):
             for pf in range(FOLDS):
                 train = [r for r in rows if r.fold[0] != tf and r.fold[1] != pf]
@@ -253,11 +296,17 @@ def main(argv: list[str] | None = None) -> int:
                         key = (r.name, f"log-linear + 1.0 x ranker + {gamma} x log(entities)")
                         got = r.best(logp + tree + gamma * log_size)
                         per.setdefault(key, []).append(bool(r.ok[got]))
-                    key = (r.name, "shipped: log-linear + 1.0 x ranker + 1.0 x log(entities), "
-                           "a cut by a number or a name promoted")  # fmt: skip
-                    got = r.promoted(logp + tree + log_size)
+                    beta, gamma = STYLE_WEIGHTS.get(r.style, (BETA, SIZE))
+                    key = (r.name, "shipped: log-linear + β x ranker + γ x log(entities) with "
+                           "the query style's β and γ, a cut by a number or a name "
+                           "promoted")  # fmt: skip
+                    got = r.promoted(logp + beta * tree + gamma * log_size)
                     per.setdefault(key, []).append(bool(r.ok[got]))
                     per.setdefault((r.name, "oracle"), []).append(bool(r.ok.any()))
+                    for beta in GRID_BETAS:
+                        for gamma in GRID_SIZES:
+                            got = r.promoted(logp + beta * tree + gamma * log_size)
+                            grid.setdefault((r.name, beta, gamma), []).append(bool(r.ok[got]))
         for (name, variant), got in sorted(per.items()):
             if variant == "oracle":
                 oracle[name] = sum(got) / len(got)
@@ -265,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
             hits.setdefault((name, variant), []).append(sum(got) / len(got))
             print(f"seed {seed}: {name}: {variant}: accuracy {sum(got) / len(got):.3f} "
                   f"({sum(got)} of {len(got)})", flush=True)  # fmt: skip
+        for key, got in grid.items():
+            grid_hits.setdefault(key, []).append(sum(got) / len(got))
     queries = "every query" if args.derived == DERIVED_EVERY else "questions alone"
     lines = [
         "# Entity lists: the re-ranker over dense features, cross-validated",
@@ -283,6 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     for (name, variant), accs in sorted(hits.items()):
         lines.append(f"| {name} | {variant} | {statistics.mean(accs):.3f} | "
                      f"{' / '.join(f'{a:.3f}' for a in accs)} | {oracle[name]:.3f} |")  # fmt: skip
+    lines += grid_lines(grid_hits, args.seeds)
     text = "\n".join(lines)
     print(text)
     write_reports(args.out, {"entities_rerank.md": text + "\n"})

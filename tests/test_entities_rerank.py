@@ -108,6 +108,49 @@ def test_the_size_prior_moves_the_ranking_toward_longer_lists():
     assert abs(sum(p for p, _ in after) - 1.0) < 1e-6
 
 
+def test_a_query_style_ranks_with_its_own_weights():
+    pc = _page()
+    sizes = {len(c.entities) for c in pc.candidates}
+    low, nxt = sorted(sizes)[:2]
+    cut = float(np.log(low) + np.log(nxt)) / 2
+    small = _one_split("log_entities", cut, 0.0, -50.0)  # the smallest lists first
+    title_off = dict(small, styles={"title": {"beta": 0.0, "size": 0.0}})
+    ranker = rerank.Ranker(title_off)
+    assert ranker.weights("trails") == (0.0, 0.0)
+    assert ranker.weights("Which trails are there?") == (1.0, 0.0)
+    # a title ranks as the log-linear model alone does, and the ranker is not run
+    plain = rank(pc, "trails", Model())
+    calls = []
+    model = Model(meta={"ranker": title_off})
+    original = model.ranker.predict
+    model.ranker.predict = lambda x: calls.append(len(x)) or original(x)
+    off = rank(pc, "trails", model)
+    assert [(p, id(c)) for p, c in off] == [(p, id(c)) for p, c in plain] and not calls
+    # a question keeps the model's weights: the ranker's smallest lists come first
+    asked = rank(pc, "Which trails are there?", model)
+    assert calls and len(asked[0][1].entities) == min(sizes)
+    # a style's size prior alone, without the ranker's trees
+    sized = rerank.Ranker(dict(small, styles={"title": {"beta": 0.0, "size": 50.0}}))
+    assert sized.weights("trails") == (0.0, 50.0)
+    top = rank(pc, "trails", Model(meta={"ranker": dict(small, styles={
+        "title": {"beta": 0.0, "size": 50.0}})}))  # fmt: skip
+    assert len(top[0][1].entities) == max(sizes)
+    # files without ``styles`` use one pair for every query
+    assert rerank.Ranker(small).styles == {}
+
+
+@pytest.mark.parametrize(
+    "styles, message",
+    [
+        ({"heading": {"beta": 0.0, "size": 0.0}}, "unknown query style"),
+        ({"title": {"beta": float("nan"), "size": 0.0}}, "not finite"),
+    ],
+)
+def test_a_ranker_refuses_styles_it_cannot_read(styles, message):
+    with pytest.raises(ValueError, match=message):
+        rerank.Ranker(dict(_one_split("log_entities", 1.0, 0.0, 0.0), styles=styles))
+
+
 def test_model_file_keeps_its_ranker_and_refuses_a_foreign_one(tmp_path):
     data = _one_split("log_entities", 1.0, -1.0, 1.0)
     path = tmp_path / "m.json"
@@ -141,6 +184,7 @@ def test_the_shipped_model_has_a_ranker_for_these_features():
     ranker = rerank.Ranker(data["meta"]["ranker"])
     assert ranker.beta == rerank.BETA and len(ranker.roots) == rerank.TREES
     assert ranker.size == rerank.SIZE
+    assert ranker.styles == dict(rerank.STYLE_WEIGHTS)
 
 
 def _reference_rows(pc: PageCandidates, start: int = 0) -> np.ndarray:

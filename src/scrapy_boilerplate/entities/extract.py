@@ -472,18 +472,20 @@ def rank(pc: PageCandidates, query: str, model: Model) -> list[tuple[float, Cand
     """Candidates with their probability, best first (ties: larger lists first). With a
     model that has a re-ranker (:attr:`Model.ranker`), each candidate's log-linear
     log-probability plus ``beta`` times the ranker's score plus ``size`` times the
-    logarithm of its number of entities, normalised again."""
+    logarithm of its number of entities, normalised again (``beta`` and ``size`` of the
+    query's style: :meth:`.rerank.Ranker.weights`; where both are 0 the ranker is not
+    run)."""
     pc = pc.for_query(query, model)  # (the candidates of the model's rule)
     if not pc.candidates:
         return []
     logp = normalise(pc.scores(query, model), pc.counts())
     ranker = model.ranker
-    if ranker is not None:
-        extra = ranker.predict(dense(pc, query))
-        size = ranker.size
+    beta, size = ranker.weights(query) if ranker is not None else (0.0, 0.0)
+    if ranker is not None and (beta or size):
+        extra = ranker.predict(dense(pc, query)) if beta else [0.0] * len(logp)
         prior = [size * math.log(max(len(c.entities), 1)) if size else 0.0 for c in pc.candidates]
         logp = normalise(
-            [lp + ranker.beta * float(e) + s for lp, e, s in zip(logp, extra, prior, strict=True)],
+            [lp + beta * float(e) + s for lp, e, s in zip(logp, extra, prior, strict=True)],
             [1] * len(logp),
         )
     if pc.page_count < len(pc.candidates):

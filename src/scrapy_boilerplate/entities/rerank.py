@@ -14,7 +14,8 @@ The ranker is a LightGBM lambdarank ensemble (trained by ``benchmarks/entities_e
 model file's metadata (``meta["ranker"]``) and scored here in NumPy, so the model stays one
 file and nothing but NumPy runs it. A candidate's score is its log-linear
 log-probability plus ``beta`` times the ranker's score plus ``size`` times the logarithm
-of its number of entities (``beta`` and ``size`` are in the same metadata). The size
+of its number of entities (``beta`` and ``size`` are in the same metadata, with their
+own values for a query style where the cross-validation chose others: ``styles``). The size
 prior counters what both models learn from the training questions' lists: on a question
 of a kind never seen, they favour short fragments (a record's fields, a list's first
 two names) over the list around them. How much each part adds was measured by the
@@ -34,6 +35,7 @@ import numpy as np
 from scrapy_boilerplate.core import compiled as _compiled
 from scrapy_boilerplate.entities.features import (
     QUERY_PARTS,
+    QUERY_STYLES,
     Overlaps,
     query_style,
     string_cache,
@@ -242,6 +244,15 @@ class Ranker:
         self.beta = float(data["beta"])
         #: the weight of log(number of entities) beside them (0 in files made before it)
         self.size = float(data.get("size", 0.0))
+        #: ``(beta, size)`` of the query styles that have their own (:meth:`weights`)
+        self.styles: dict[str, tuple[float, float]] = {}
+        for style, weights in dict(data.get("styles") or {}).items():
+            if style not in QUERY_STYLES:
+                raise ValueError(f"the model's ranker names an unknown query style {style!r}")
+            pair = (float(weights["beta"]), float(weights["size"]))
+            if not all(map(math.isfinite, pair)):
+                raise ValueError(f"the model's ranker weights for {style!r} are not finite")
+            self.styles[style] = pair
         nodes = data["nodes"]
         self.feature = np.asarray(nodes["feature"], dtype=np.int64)
         self.threshold = np.asarray(nodes["threshold"], dtype=np.float64)
@@ -252,6 +263,11 @@ class Ranker:
         self.depth = int(data["depth"])
         if self.feature.size and (self.feature.max() >= len(DENSE) or self.feature.min() < -1):
             raise ValueError("the model's ranker names a feature it does not have")
+
+    def weights(self, query: str) -> tuple[float, float]:
+        """``(beta, size)`` for ``query``: its style's own (:func:`.features.query_style`)
+        where the model has them, else the model's ``beta`` and ``size``."""
+        return self.styles.get(query_style(query), (self.beta, self.size))
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Raw scores of the rows of ``x`` (``(n, len(DENSE))``): each row's leaves
@@ -309,10 +325,16 @@ def dense(pc: PageCandidates, query: str) -> np.ndarray:
     return np.hstack([pc.ranker_columns, query_columns(pc, query)])
 
 
-def ranker_data(booster: Any, beta: float, size: float = 0.0) -> dict[str, Any]:
+def ranker_data(
+    booster: Any,
+    beta: float,
+    size: float = 0.0,
+    styles: Mapping[str, tuple[float, float]] | None = None,
+) -> dict[str, Any]:
     """A LightGBM booster's trees as the JSON :class:`Ranker` reads (numerical splits,
     ``<=`` to the left, as LightGBM's ``dump_model`` gives them), with the weights
-    ``beta`` of its score and ``size`` of the size prior."""
+    ``beta`` of its score and ``size`` of the size prior, and ``styles``: the query
+    styles' own ``(beta, size)``."""
     feature: list[int] = []
     threshold: list[float] = []
     left: list[int] = []
@@ -351,6 +373,7 @@ def ranker_data(booster: Any, beta: float, size: float = 0.0) -> dict[str, Any]:
         "features": list(DENSE),
         "beta": beta,
         "size": size,
+        "styles": {k: {"beta": b, "size": g} for k, (b, g) in (styles or {}).items()},
         "depth": depth,
         "roots": roots,
         "nodes": {"feature": feature, "threshold": threshold, "left": left, "right": right,
@@ -374,12 +397,19 @@ PARAMS: dict[str, Any] = {
     "deterministic": True,
 }
 TREES = 100
-#: The weight of the ranker's score beside the log-linear log-probability.
-BETA = 1.0
-#: The weight of log(number of entities) beside them: chosen by the cross-validation
-#: grouped by question template and page, mean of three AdaGrad orders, among 0, 0.5,
-#: 1 and 2 (``benchmarks/entities_rerank.py``, docs/entities.md).
-SIZE = 1.0
+#: The weight of the ranker's score beside the log-linear log-probability, for a question.
+BETA = 2.0
+#: The weight of log(number of entities) beside them (the size prior), for a question.
+SIZE = 2.0
+#: The query styles whose ``(beta, size)`` differ from :data:`BETA` and :data:`SIZE`
+#: (:meth:`Ranker.weights`). Each style's pair is the best of a grid of both weights (β 0
+#: to 4, γ 0 to 4) by the cross-validation grouped by question template and page, mean of
+#: three AdaGrad orders, on the set whose scored queries are all of that style
+#: (``benchmarks/entities_rerank.py``): webqa-utopia-dev's questions (:data:`BETA`,
+#: :data:`SIZE`), and wikitablequestions-lists' titles, which name a page's main table and
+#: are ranked best by the log-linear model alone (the ranker and the size prior, learned
+#: for what questions ask, cost them; docs/entities.md, "The two weights per query style").
+STYLE_WEIGHTS: dict[str, tuple[float, float]] = {"title": (0.0, 0.0)}
 
 
 def fit(matrices: Sequence[np.ndarray], compatible: Sequence[Sequence[bool]], seed: int = 0) -> Any:
