@@ -166,6 +166,10 @@ def test_model_file_keeps_its_ranker_and_refuses_a_foreign_one(tmp_path):
     Model({}, {"ranker": broken}).save(path)
     with pytest.raises(ValueError, match="ranker"):
         Model.load(path)
+    for styles in ({"title": 5}, {"title": {"beta": 1.0}}, ["title"]):
+        Model({}, {"ranker": dict(data, styles=styles)}).save(path)
+        with pytest.raises(ValueError, match=r"m\.json: its ranker cannot be read"):
+            Model.load(path)
 
 
 def test_ranker_data_refuses_splits_it_cannot_score():
