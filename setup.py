@@ -1,6 +1,7 @@
 """Build hook for the optional compiled steps: the core's walk
 (``scrapy_boilerplate.core._speedups``) and a method's own (``extractors/cnr/_speedups``,
-which cimports the core's ``_speedups.pxd``, and ``auto/_speedups``).
+which cimports the core's ``_speedups.pxd``, and ``auto/_speedups``), and the entity
+extractor's plain Python modules compiled as they are (:data:`COMPILED_MODULES`).
 
 Everything else is in pyproject.toml. The extensions are Cython over lxml's public C API
 (its headers ship in lxml's wheels). They are optional: where they cannot be compiled (no
@@ -13,6 +14,18 @@ from setuptools.command.build_ext import build_ext
 
 #: The packages with a compiled ``_speedups`` module (the core's first: the others need it).
 COMPILED = ("core", "extractors.cnr", "auto")
+#: Plain Python modules that Cython compiles unchanged (the entity extractor's candidates,
+#: features and ranking: many small steps over Python objects, with no single hot loop for
+#: a ``.pyx`` of its own). The ``.py`` stays the source and the fallback: Python imports the
+#: built module in its place when there is one. Annotations are not read as C types, so
+#: the compiled module computes exactly what the Python one does.
+COMPILED_MODULES = (
+    "entities.derive", "entities.distinct", "entities.extract", "entities.features",
+    "entities.filtered", "entities.pageindex", "entities.porter", "entities.predicates",
+    "entities.rerank",
+)  # fmt: skip
+#: Cython's directives for :data:`COMPILED_MODULES`.
+PLAIN_DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True}
 
 
 class OptionalBuildExt(build_ext):
@@ -55,6 +68,17 @@ else:
         ],
         include_path=["src"],  # a method's module cimports the core's (core/_speedups.pxd)
         language_level=3,
+        quiet=True,
+    ) + cythonize(
+        [
+            Extension(
+                f"scrapy_boilerplate.{name}",
+                [f"src/scrapy_boilerplate/{name.replace('.', '/')}.py"],
+                optional=True,
+            )
+            for name in COMPILED_MODULES
+        ],
+        compiler_directives=PLAIN_DIRECTIVES,
         quiet=True,
     )
 
