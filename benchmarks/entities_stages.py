@@ -44,6 +44,7 @@ from entities_eval import load
 from harness.entities_data import Example, missing_message
 from harness.output import add_out, write_reports
 from harness.runner import time_reference
+from python_sources import compiled_module_names
 from scrapy_boilerplate.core import compiled
 from scrapy_boilerplate.core.document import parse
 from scrapy_boilerplate.entities import extract, rerank
@@ -165,13 +166,24 @@ def measure(examples: list[Example], model: Any, repeat: int) -> dict[str, Any]:
     return {"times": per_step, "cands": cands}
 
 
+def entity_modules() -> str:
+    """Whether the entity extractor's modules that setup.py compiles ran compiled (how many)
+    or from their Python sources (``benchmarks/python_sources.py``)."""
+    names = compiled_module_names()
+    built = [n for n in names if not getattr(sys.modules.get(n), "__file__", ".py").endswith(".py")]
+    if not built:
+        return "the entity extractor's modules run from their Python sources"
+    return f"the entity extractor's modules compiled ({len(built)} of {len(names)})"
+
+
 def report(results: dict[str, dict[str, Any]], repeat: int, warm: int) -> str:
     lines = [
         "# Where the entity extractor's time goes",
         "",
         f"`python benchmarks/entities_stages.py` on {platform.platform()}, Python "
         f"{platform.python_version()}; compiled steps "
-        f"{'built' if compiled.built() else 'not built'}; the shipped model, warmed on the "
+        f"{'built' if compiled.built() else 'not built'}; {entity_modules()}; the shipped "
+        "model, warmed on the "
         f"{warm} distinct training pages of both sets; {repeat} "
         f"{'pass' if repeat == 1 else 'passes'} over each set's "
         "distinct test pages (both splits), each page with the first question asked of "

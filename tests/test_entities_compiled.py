@@ -3,8 +3,8 @@ against their Python sources.
 
 Cython compiles these modules unchanged, so a built module must rank every list exactly as
 its ``.py`` does: the same lists, in the same order, with the same scores to the bit. The
-reference runs in a fresh interpreter that is made to import the ``.py`` sources of every
-such module (:data:`FORCE_SOURCES`). A built module older than its source is refused: it
+reference runs in a fresh interpreter that imports the ``.py`` sources of every such module
+(``benchmarks/python_sources.py``). A built module older than its source is refused: it
 would run the code as it was before the source was edited. Where the modules are not
 built, the comparison skips, unless ``BOILERPLATE_REQUIRE_SPEEDUPS=1`` (set by .ci/run),
 where it fails.
@@ -12,7 +12,6 @@ where it fails.
 
 from __future__ import annotations
 
-import ast
 import importlib
 import json
 import os
@@ -23,43 +22,17 @@ from typing import Any
 
 import pytest
 
+from python_sources import compiled_module_names
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = Path(__file__).parent / "pages"
 SITE = ROOT / "examples" / "site"
-
-
-def _compiled_module_names() -> tuple[str, ...]:
-    """``COMPILED_MODULES`` as setup.py spells it (read, not imported: importing setup.py
-    would run the build)."""
-    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "COMPILED_MODULES" for t in node.targets
-        ):
-            return tuple(f"scrapy_boilerplate.{n}" for n in ast.literal_eval(node.value))
-    raise AssertionError("setup.py defines no COMPILED_MODULES")
-
-
-MODULES = _compiled_module_names()
-
-#: Run first in the reference interpreter: every module of :data:`MODULES` is loaded from
-#: its ``.py`` even where a built module lies beside it (Python would prefer that one).
-FORCE_SOURCES = """
-import importlib.abc, importlib.util, sys
-from pathlib import Path
-NAMES = set(sys.argv[1].split(","))
-class Sources(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name not in NAMES or not path:
-            return None
-        source = Path(list(path)[0]) / (name.rsplit(".", 1)[1] + ".py")
-        return importlib.util.spec_from_file_location(name, source)
-sys.meta_path.insert(0, Sources())
-"""
+MODULES = compiled_module_names()
 
 #: Computes the rankings of :data:`CASES` and prints them as JSON (floats written exactly).
 RANKINGS = """
 import json, sys
+NAMES = set(sys.argv[1].split(","))
 from scrapy_boilerplate.core.document import parse
 from scrapy_boilerplate.entities.extract import PageCandidates, load_model, rank
 model = load_model()
@@ -88,10 +61,12 @@ CASES: list[tuple[str, str]] = [
 ]
 
 
-def _rankings(force_sources: bool) -> dict[str, Any]:
-    code = FORCE_SOURCES if force_sources else "import sys\nNAMES = set(sys.argv[1].split(','))\n"
+def _rankings(tmp_path: Path, python_sources: bool) -> dict[str, Any]:
+    script = tmp_path / "rankings.py"
+    script.write_text(RANKINGS, encoding="utf-8")
+    runner = [str(ROOT / "benchmarks" / "python_sources.py")] if python_sources else []
     proc = subprocess.run(
-        [sys.executable, "-c", code + RANKINGS, ",".join(MODULES), json.dumps(CASES)],
+        [sys.executable, *runner, str(script), ",".join(MODULES), json.dumps(CASES)],
         capture_output=True,
         text=True,
         check=True,
@@ -122,7 +97,7 @@ def test_built_module_is_not_older_than_its_source(name: str) -> None:
     )
 
 
-def test_compiled_modules_rank_as_their_sources() -> None:
+def test_compiled_modules_rank_as_their_sources(tmp_path: Path) -> None:
     built = [name for name in MODULES if _built(name)]
     if not built:
         if os.environ.get("BOILERPLATE_REQUIRE_SPEEDUPS") == "1":
@@ -130,8 +105,8 @@ def test_compiled_modules_rank_as_their_sources() -> None:
         pytest.skip("the entity extractor's compiled modules are not built")
     if os.environ.get("BOILERPLATE_REQUIRE_SPEEDUPS") == "1":
         assert built == list(MODULES), f"only {built} of {MODULES} are built"
-    compiled = _rankings(force_sources=False)
-    reference = _rankings(force_sources=True)
+    compiled = _rankings(tmp_path, python_sources=False)
+    reference = _rankings(tmp_path, python_sources=True)
     # each side ran what it was meant to: the built modules, and the sources
     assert not any(f.endswith(".py") for f in compiled["files"]), compiled["files"]
     assert all(f.endswith(".py") for f in reference["files"]), reference["files"]
