@@ -9,6 +9,8 @@ C compiler, say), the install goes on with a warning and the package uses its pu
 steps, which give the same results, slower (docs/document.md).
 """
 
+import os
+
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
@@ -30,6 +32,11 @@ PLAIN_DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": 
 
 class OptionalBuildExt(build_ext):
     """``build_ext`` that warns, instead of failing the install, when compiling fails."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if not self.parallel:  # the modules are independent: compile them side by side
+            self.parallel = os.cpu_count() or 1
 
     def run(self) -> None:
         try:
