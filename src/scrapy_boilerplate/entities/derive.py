@@ -61,6 +61,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
+from scrapy_boilerplate.core.deadline import check
 from scrapy_boilerplate.core.metadata import MONTHS
 from scrapy_boilerplate.entities.features import string_cache
 from scrapy_boilerplate.entities.pageindex import HIDDEN, PageIndex, tag_of, text_of
@@ -575,6 +576,7 @@ def derive(
     for cand in candidates:  # head: a paper's list, each entity cut to its head
         if len(cand.nodes) < 2:
             continue
+        check()  # the page's deadline, and a point where another thread may run
         for name, read in (("head", head_of), ("tail", tail_of), ("dates", _one_date)):
             if read is not head_of and not all(map(read, cand.entities)):
                 # An entity without a comma (tail) or without one date (dates) reads as "",
@@ -589,6 +591,7 @@ def derive(
     unbroken = _unbroken(page)
     hidden, _ = page.hidden_marks()
     for nums in _long_groups(page, start):  # lists of long elements: their first lines
+        check()
         els = [page.elements[i] for i in nums]
         firsts = []
         for i, el in zip(nums, els, strict=True):
@@ -606,6 +609,7 @@ def derive(
     for i in range(start, page.end[start]):
         if not inline[i] or page.tags[i] in INLINE or hidden[i]:
             continue
+        check()
         el = page.elements[i]
         if unbroken[i]:
             # One line without a separator makes no list of two: skipped at once.
@@ -629,6 +633,7 @@ def derive(
             or not (inline[i + 1] and tags[i + 1] in INLINE)
         ):
             continue  # (inline, hidden, no element child, or a first one not inline)
+        check()
         el = page.elements[i]
         lines = leading_lines(el, page, inline)
         if not lines:
@@ -641,6 +646,7 @@ def derive(
     for cand in [*candidates, *out]:  # section: a list cut at the page's headings
         if len(cand.nodes) < 3 or len(cand.nodes) != len(cand.entities):
             continue
+        check()
         name = f"{cand.transform}+section" if cand.transform else "section"
         for nums, els, entities in _section_runs(cand, page, section, headings, start):
             run = _Lazy(partial(_group_pattern, page, nums, start, memo))

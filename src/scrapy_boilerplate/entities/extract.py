@@ -171,7 +171,10 @@ class PageCandidates:
         names, each a list in the candidates' order."""
         contexts: dict[Any, Any] = {}
         memo: dict[Any, Any] = {}  # (entity lists and context texts)
-        texts = [list_text(c, context_of(c, contexts, self.page), memo) for c in candidates]
+        texts = []
+        for c in candidates:
+            check()  # the page's deadline, and a point where another thread may run
+            texts.append(list_text(c, context_of(c, contexts, self.page), memo))
         headers = [header_names(c, self.page) for c in candidates]
         all_parts: list[list[Part]] = []
         all_names: list[tuple[str, ...]] = []
@@ -413,6 +416,7 @@ class PageCandidates:
         for parts, names, header in zip(
             self.parts[start:], self.denotation[start:], self.headers[start:], strict=True
         ):
+            check()
             score = 0.0
             for part in parts:
                 share = shares.get(part)

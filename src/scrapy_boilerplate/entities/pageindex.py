@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from itertools import accumulate
 from typing import Any
 
+from scrapy_boilerplate.core.deadline import check
+
 _NAMES: dict[str, str] = {}  # raw tag -> lower-case local name
 
 #: Elements whose text a browser never shows as the page's text: scripts, style sheets,
@@ -114,6 +116,8 @@ class PageIndex:
                 end[done] = len(self.tags)
                 continue
             i = self._record(el, about.pop(el))
+            if not i & 255:
+                check()  # the page's deadline, and a point where another thread may run
             stack.append((el, i))
             if len(el):
                 about.update(self._about_children(el, i))

@@ -179,11 +179,14 @@ def page_nodes(
     for i in range(start + 1, stop):
         paths.append((*paths[parents[i] - start], (tags[i], ranks[i] + 1)))
     hidden, holds_hidden = index.hidden_marks()
-    texts = [
-        None if hidden[i] else _shown_short_text(el, max_chars) if holds_hidden[i]
-        else short_text(el, max_chars)
-        for i, el in zip(range(start, stop), elements, strict=True)
-    ]  # fmt: skip
+    texts: list[str | None] = []
+    for i, el in zip(range(start, stop), elements, strict=True):
+        if not i & 255:
+            check()  # the page's deadline, and a point where another thread may run
+        texts.append(
+            None if hidden[i] else _shown_short_text(el, max_chars) if holds_hidden[i]
+            else short_text(el, max_chars)
+        )  # fmt: skip
     return PageNodes(elements, paths, texts, index.local_last[start:stop], truncated)
 
 
@@ -297,6 +300,7 @@ def _expand(
         budget[0] -= count
         out.append((pattern, members, count))
         return False
+    check()  # the page's deadline, and a point where another thread may run
     by_tag: dict[str, list[int]] = {}
     for i in members:
         by_tag.setdefault(tails[i][j][0], []).append(i)
