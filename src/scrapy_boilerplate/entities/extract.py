@@ -172,8 +172,9 @@ class PageCandidates:
         contexts: dict[Any, Any] = {}
         memo: dict[Any, Any] = {}  # (entity lists and context texts)
         texts = []
-        for c in candidates:
-            check()  # the page's deadline, and a point where another thread may run
+        for k, c in enumerate(candidates):
+            if not k & 15:
+                check()  # the page's deadline, and a point where another thread may run
             texts.append(list_text(c, context_of(c, contexts, self.page), memo))
         headers = [header_names(c, self.page) for c in candidates]
         all_parts: list[list[Part]] = []
@@ -413,10 +414,11 @@ class PageCandidates:
         if self.origin is not self:  # (a query's copy: the page's own scores are kept there)
             out = list(self.origin._base(model))
             start = len(out)
-        for parts, names, header in zip(
-            self.parts[start:], self.denotation[start:], self.headers[start:], strict=True
+        for k, (parts, names, header) in enumerate(
+            zip(self.parts[start:], self.denotation[start:], self.headers[start:], strict=True)
         ):
-            check()
+            if not k & 15:
+                check()
             score = 0.0
             for part in parts:
                 share = shares.get(part)

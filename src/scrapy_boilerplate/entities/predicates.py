@@ -300,7 +300,8 @@ def _expand(
         budget[0] -= count
         out.append((pattern, members, count))
         return False
-    check()  # the page's deadline, and a point where another thread may run
+    if len(members) >= 64:  # (a large group: its split is long work)
+        check()  # the page's deadline, and a point where another thread may run
     by_tag: dict[str, list[int]] = {}
     for i in members:
         by_tag.setdefault(tails[i][j][0], []).append(i)
