@@ -44,7 +44,7 @@ from entities_eval import load
 from harness.entities_data import Example, missing_message
 from harness.output import add_out, write_reports
 from harness.runner import time_reference
-from python_sources import compiled_module_names
+from python_sources import built_modules, compiled_module_names
 from scrapy_boilerplate.core import compiled
 from scrapy_boilerplate.core.document import parse
 from scrapy_boilerplate.entities import extract, rerank
@@ -170,7 +170,7 @@ def entity_modules() -> str:
     """Whether the entity extractor's modules that setup.py compiles ran compiled (how many)
     or from their Python sources (``benchmarks/python_sources.py``)."""
     names = compiled_module_names()
-    built = [n for n in names if not getattr(sys.modules.get(n), "__file__", ".py").endswith(".py")]
+    built = built_modules(names)
     if not built:
         return "the entity extractor's modules run from their Python sources"
     return f"the entity extractor's modules compiled ({len(built)} of {len(names)})"

@@ -16,6 +16,7 @@ built modules rank every list as their sources do.
 from __future__ import annotations
 
 import ast
+import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -45,7 +46,6 @@ class Sources(importlib.abc.MetaPathFinder):
 
     def __init__(self, names: Sequence[str]) -> None:
         self.names = frozenset(names)
-        self.loaded: list[str] = []
 
     def find_spec(
         self, name: str, path: Sequence[str] | None = None, target: object = None
@@ -55,9 +55,15 @@ class Sources(importlib.abc.MetaPathFinder):
         for folder in path:
             source = Path(folder) / (name.rpartition(".")[2] + ".py")
             if source.is_file():
-                self.loaded.append(name)
                 return importlib.util.spec_from_file_location(name, source)
         return None
+
+
+def built_modules(names: Sequence[str] | None = None) -> list[str]:
+    """The modules of ``names`` (default: setup.py's) that import as built modules rather
+    than from their ``.py``."""
+    names = compiled_module_names() if names is None else names
+    return [n for n in names if not str(importlib.import_module(n).__file__).endswith(".py")]
 
 
 def use_sources(names: Sequence[str] | None = None) -> Sources:

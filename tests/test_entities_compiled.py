@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from python_sources import compiled_module_names
+from python_sources import built_modules, compiled_module_names
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = Path(__file__).parent / "pages"
@@ -75,10 +75,6 @@ def _rankings(tmp_path: Path, python_sources: bool) -> dict[str, Any]:
     return json.loads(proc.stdout)
 
 
-def _built(name: str) -> bool:
-    return not importlib.import_module(name).__file__.endswith(".py")
-
-
 def test_setup_names_real_modules() -> None:
     for name in MODULES:
         source = ROOT / "src" / Path(*name.split(".")).with_suffix(".py")
@@ -98,7 +94,7 @@ def test_built_module_is_not_older_than_its_source(name: str) -> None:
 
 
 def test_compiled_modules_rank_as_their_sources(tmp_path: Path) -> None:
-    built = [name for name in MODULES if _built(name)]
+    built = built_modules(MODULES)
     if not built:
         if os.environ.get("BOILERPLATE_REQUIRE_SPEEDUPS") == "1":
             pytest.fail("the entity extractor's compiled modules are not built")
