@@ -3,7 +3,7 @@ to the log-linear model on questions never seen, by grouped cross-validation.
 
     python benchmarks/entities_rerank.py [--data datasets] [--seeds 0 1 2] [--without-filtered]
         [--without-questions] [--derived questions|every]
-        [--out DIR]
+        [--extra-headings N [--extra-weight W] [--extra-ranker]] [--out DIR]
 
 On the template split's training parts only (the test parts are not read), the grouped
 cross-validation of ``entities_eval.py --cv --cv-cells``: every (template fold, page fold)
@@ -37,6 +37,12 @@ of them (``PageCandidates.asked``), as the shipped model ranks them;
 WikiTableQuestions questions (``entities_eval.QUESTIONS``) train every cell but those of
 their page's fold and are never scored; ``--without-questions`` leaves them out.
 
+``--extra-headings N`` adds, to every cell's training, the heading questions of N pages of
+wcxb-dev's training split (``web2text_train``; main-content pages of every kind, CC-BY-4.0,
+never an example of the entity sets), :data:`EXTRA_QUESTIONS` a page, weighted
+``--extra-weight``: more synthetic question-list pairs, on pages of other sites than the
+entity sets'. They train the log-linear model, and the ranker too with ``--extra-ranker``.
+
 Prints accuracy (the top list is compatible) and oracle per set, seed and variant, and
 writes DIR/entities_rerank.md with ``--out DIR``. Needs LightGBM (the ``train`` extra).
 """
@@ -49,6 +55,7 @@ import random
 import statistics
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +73,7 @@ from entities_eval import (
     cv_fold_page,
     load,
 )
+from harness.datasets import load as load_pages
 from harness.entities_data import HEADING_WEIGHT, compatible, heading_questions, missing_message
 from harness.output import add_out, write_reports
 from scrapy_boilerplate.entities.extract import DERIVED_EVERY, DERIVED_FOR, PageCandidates, cuts_of
@@ -84,6 +92,13 @@ SIZES = (0.5, 1.0, 2.0)
 #: searched per query style.
 GRID_BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
 GRID_SIZES = (0.0, 0.5, 1.0, 2.0, 3.0, 4.0)
+#: ``--extra-headings``: the set and split the pages come from, the heading questions
+#: read off each, and the most candidates a page may have (a larger page is skipped).
+EXTRA_SET, EXTRA_SPLIT = "wcxb-dev", "web2text_train"
+EXTRA_QUESTIONS = 3
+EXTRA_MAX_CANDIDATES = 1500
+#: The set name of those rows (never scored).
+EXTRA = "extra"
 
 
 class Row:
@@ -170,14 +185,20 @@ def train_ranker(rows: list[Row], seed: int) -> Any:
 
 
 def featurise(
-    data: Path, filtered: bool = True, questions: bool = True, derived: str = DERIVED_FOR
+    data: Path,
+    filtered: bool = True,
+    questions: bool = True,
+    derived: str = DERIVED_FOR,
+    extra: int = 0,
+    extra_weight: float = HEADING_WEIGHT,
 ) -> tuple[list[Row], int]:
     """Every example of the template split's training parts (and the heading questions of
     its pages) as a :class:`Row`; ``filtered``: with the lists its question's words cut
     out of the page's (``PageCandidates.asked``), as the shipped model ranks them;
     ``questions``: with wikitablequestions-lists' WikiTableQuestions questions, which
     train the cells of other pages' folds and are never scored (``entities_eval.QUESTIONS``);
-    ``derived``: the queries the derived lists are added for (``PageCandidates.candidates_for``)."""
+    ``derived``: the queries the derived lists are added for (``PageCandidates.candidates_for``);
+    ``extra``: the pages of ``--extra-headings`` (their rows train every cell)."""
     sets, groups = load(data)
     vocab: dict[str, int] = {}
     rows: list[Row] = []
@@ -203,7 +224,33 @@ def featurise(
             if any(ok):  # (as entities_eval trains them)
                 rows.append(Row(name, False, (-1, cv_fold_page(ex)), ex.query, pc, ok, 1.0, vocab))
         print(f"{name}: featurised in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-    return rows, len(vocab)  # (the style copies are in the vocabulary)
+    if extra:
+        rows += extra_rows(data, extra, extra_weight, vocab)
+    return rows, len(vocab)
+
+
+def extra_rows(data: Path, n: int, weight: float, vocab: dict[str, int]) -> list[Row]:
+    """The heading questions of ``n`` pages of :data:`EXTRA_SET` (in the order of their
+    ids' CRC-32; pages without a heading question, or with more than
+    :data:`EXTRA_MAX_CANDIDATES` candidates, skipped), as rows that train every cell."""
+    pages = sorted(load_pages(EXTRA_SET, data, split=EXTRA_SPLIT, with_blocks=False),
+                   key=lambda p: zlib.crc32(p.id.encode("utf-8")))  # fmt: skip
+    rows: list[Row] = []
+    used = 0
+    t0 = time.perf_counter()
+    for page in pages:
+        if used >= n:
+            break
+        pc = PageCandidates(sb.parse(page.html)).with_derived()
+        if len(pc.candidates) > EXTRA_MAX_CANDIDATES:
+            continue
+        asked = heading_questions(pc.candidates, EXTRA_QUESTIONS)
+        if asked:
+            used += 1
+            rows += [Row(EXTRA, False, (-1, -1), q, pc, ok, weight, vocab) for q, ok in asked]
+    print(f"{EXTRA_SET}: {len(rows)} heading questions on {used} pages in "
+          f"{time.perf_counter() - t0:.0f} s", file=sys.stderr)  # fmt: skip
+    return rows  # (the style copies are in the vocabulary)
 
 
 def grid_lines(grid: dict[tuple[str, float, float], list[float]], seeds: list[int]) -> list[str]:
@@ -258,16 +305,40 @@ def main(argv: list[str] | None = None) -> int:
         default=DERIVED_FOR,
         help="the queries the derived candidates are added for (the shipped rule: questions)",
     )
+    ap.add_argument(
+        "--extra-headings",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"train every cell on the heading questions of N {EXTRA_SET} pages too",
+    )
+    ap.add_argument(
+        "--extra-weight",
+        type=float,
+        default=HEADING_WEIGHT,
+        help="(with --extra-headings) their weight against an annotated example",
+    )
+    ap.add_argument(
+        "--extra-ranker",
+        action="store_true",
+        help="(with --extra-headings) train the ranker on them too",
+    )
     add_out(ap, "entities_rerank.md")
     args = ap.parse_args(argv)
     if not (args.data / "webqa-utopia-dev").is_dir():
         print(missing_message(args.data), file=sys.stderr)
+        return 1
+    if args.extra_headings and not (args.data / EXTRA_SET).is_dir():
+        print(f"--extra-headings needs {args.data / EXTRA_SET}: unpack it with "
+              f"`../shared/data/unpack {args.data} {EXTRA_SET}`", file=sys.stderr)  # fmt: skip
         return 1
     rows, size = featurise(
         args.data,
         filtered=not args.without_filtered,
         questions=not args.without_questions,
         derived=args.derived,
+        extra=args.extra_headings,
+        extra_weight=args.extra_weight,
     )
     hits: dict[tuple[str, str], list[float]] = {}
     oracle: dict[str, float] = {}
@@ -280,7 +351,9 @@ def main(argv: list[str] | None = None) -> int:
             for pf in range(FOLDS):
                 train = [r for r in rows if r.fold[0] != tf and r.fold[1] != pf]
                 w = train_loglinear(train, size, seed)
-                ranker = train_ranker(train, seed)
+                ranker = train_ranker(
+                    train if args.extra_ranker else [r for r in train if r.name != EXTRA], seed
+                )
                 for r in rows:
                     if r.fold != (tf, pf) or not r.scored:
                         continue
