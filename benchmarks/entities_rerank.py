@@ -226,7 +226,7 @@ def featurise(
         print(f"{name}: featurised in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     if extra:
         rows += extra_rows(data, extra, extra_weight, vocab)
-    return rows, len(vocab)
+    return rows, len(vocab)  # (the style copies are in the vocabulary)
 
 
 def extra_rows(data: Path, n: int, weight: float, vocab: dict[str, int]) -> list[Row]:
@@ -250,7 +250,7 @@ def extra_rows(data: Path, n: int, weight: float, vocab: dict[str, int]) -> list
             rows += [Row(EXTRA, False, (-1, -1), q, pc, ok, weight, vocab) for q, ok in asked]
     print(f"{EXTRA_SET}: {len(rows)} heading questions on {used} pages in "
           f"{time.perf_counter() - t0:.0f} s", file=sys.stderr)  # fmt: skip
-    return rows  # (the style copies are in the vocabulary)
+    return rows
 
 
 def grid_lines(grid: dict[tuple[str, float, float], list[float]], seeds: list[int]) -> list[str]:
