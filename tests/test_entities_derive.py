@@ -7,6 +7,7 @@ import pytest
 
 import scrapy_boilerplate as sb
 from scrapy_boilerplate.entities.derive import (
+    addresses_in,
     clean_entity,
     dates_in,
     derive,
@@ -396,3 +397,49 @@ def test_dates_are_read_inside_text():
 def test_an_element_with_one_date_gives_no_dates_list():
     got = _derived("<html><body><p>Due on June 14, 2019, no later.</p></body></html>")
     assert not [e for t, e, _ in got if t == "dates"]
+
+
+def test_postal_addresses_are_read_inside_text():
+    assert addresses_in(
+        "Primary Care 9675 Brighton Way, Suite 100\n Beverly Hills, CA 90210 (310) 205-7310"
+    ) == ("9675 Brighton Way, Suite 100 Beverly Hills, CA 90210",)
+    assert addresses_in("825 NE 10th, 4E Oklahoma City, OK 73104 and 1501 E. 19th St. "
+                        "Edmond, OK 73013-1234") == (
+        "825 NE 10th, 4E Oklahoma City, OK 73104",
+        "1501 E. 19th St. Edmond, OK 73013-1234",
+    )  # fmt: skip
+    # a phone number's digits start no street; no city, state and code: no address
+    assert addresses_in("Call (310) 205-7310 Phone 8641 Wilshire Blvd., Beverly Hills, CA "
+                        "90211") == ("8641 Wilshire Blvd., Beverly Hills, CA 90211",)  # fmt: skip
+    assert addresses_in("1500 San Pablo Street, Los Angeles, 90033") == ()
+    assert addresses_in("Open 24 hours, 7 days") == ()
+
+
+def test_a_list_of_locations_gives_its_addresses_and_a_list_of_names_their_brackets():
+    got = _derived(
+        "<html><body><table>"
+        "<tr><td>Doctor</td><td>Location</td></tr>"
+        "<tr><td>Ann Lee</td><td>12701 W. 143rd Street, Suite 250<br>Homer Glen, IL 60491</td></tr>"
+        "<tr><td>Bob Ray</td><td>16527 S. 106th Court<br>Orland Park, IL 60467</td></tr>"
+        "<tr><td>Cy Dee</td><td>16512 S. 106th Court<br>Orland Park, IL 60467</td></tr>"
+        "</table><ul><li>Ann Lee (Acme University)</li><li>Bob Ray</li>"
+        "<li>Cy Dee (Utopia Labs, USA).</li><li>Di Fox (Acme University)</li></ul></body></html>"
+    )
+    addresses = [e for t, e, _ in got if t == "address"]
+    # the header row, which holds no address, is left out of the list
+    assert [
+        "12701 W. 143rd Street, Suite 250 Homer Glen, IL 60491",
+        "16527 S. 106th Court Orland Park, IL 60467",
+        "16512 S. 106th Court Orland Park, IL 60467",
+    ] in addresses
+    brackets = [e for t, e, _ in got if t == "bracket"]
+    assert ["Acme University", "Utopia Labs, USA", "Acme University"] in brackets
+
+
+def test_too_few_readings_make_no_list():
+    # one bracket of three names, one address of three cells: no list of either
+    got = _derived(
+        "<html><body><ul><li>Ann Lee (Acme)</li><li>Bob Ray</li><li>Cy Dee</li></ul>"
+        "<p>1 Main St. Springfield, IL 62701</p><p>Hours</p><p>Phone</p></body></html>"
+    )
+    assert not [e for t, e, _ in got if t in ("address", "bracket")]

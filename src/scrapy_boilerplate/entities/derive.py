@@ -32,6 +32,14 @@ much to trust it, from a feature of that name):
   one element of inline content (as ``lines`` reads it) holding two dates or more, its
   dates in order (:func:`dates_in`: a month's name or abbreviation with a day, and maybe a
   year, either way round, or a numeric month / day);
+- ``address`` / ``bracket``: of such a list, the postal address inside each entity
+  (:func:`addresses_in`: a street number, the street, then a city, a two-letter state and
+  a postal code, as North American addresses are written: "Main Clinic 9100 SW Oleson
+  Rd. Tigard, OR 97223 503-445-9066" -> "9100 SW Oleson Rd. Tigard, OR 97223"), or what
+  the brackets at its end hold ("Ann Lee (Acme University)" -> "Acme University"); the
+  entities without one are left out (a table's header row, a name without an
+  affiliation), and at least two, and half of the list, must have one. Of one element of
+  inline content holding two addresses or more, its addresses in order (``address``);
 - ``first-line`` / ``head``: the elements that the paper's candidates miss because some
   of their texts are longer than 140 characters (a publication with its authors and
   venue): the children of one parent with one tag, or the grandchildren of one element
@@ -108,6 +116,15 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+#: A postal address written as North America's are: a street number, the street (at most
+#: 100 characters), then a city, a two-letter state or province and a postal code ("9675
+#: Brighton Way, Suite 100 Beverly Hills, CA 90210"); the street number is not part of a
+#: phone number or a date (no digit, dash, slash or bracket just before it).
+_POSTAL = re.compile(r"[A-Z]{2}\.?\s+\d{5}")  # (a quick test before :data:`_ADDRESS`)
+_ADDRESS = re.compile(
+    r"(?<![\w.,/()-])\d{1,6}[A-Za-z]?\s+[^\n]{2,100}?[,\s]\s*"
+    r"[A-Z][A-Za-z.'-]*(?:\s+[A-Z][A-Za-z.'-]*){0,3}\s*,\s*[A-Z]{2}\.?\s+\d{5}(?:-\d{4})?(?!\d)"
+)
 _INLINE_LABEL = re.compile(r"(?:^|(?<=\s))(?:[A-Z][\w&'/-]*\s){0,3}[A-Z][\w&'/-]*:\s+(?=\S)")
 #: The longest first line (characters, words) taken for the name of the lines below it.
 MAX_LABEL = 40
@@ -171,6 +188,34 @@ def _one_date(text: str) -> str:
     """The one date of ``text`` (:func:`dates_in`); ``""`` for none or several."""
     found = dates_in(text)
     return found[0] if len(found) == 1 else ""
+
+
+def addresses_in(text: str) -> tuple[str, ...]:
+    """The postal addresses written in ``text``, in order, whitespace collapsed (see
+    :data:`_ADDRESS`): "Main Clinic 9100 SW Oleson Rd. Tigard, OR 97223 503-445-9066" ->
+    ``("9100 SW Oleson Rd. Tigard, OR 97223",)``."""
+    if _POSTAL.search(text) is None:
+        return ()
+    return tuple(" ".join(m.group(0).split()) for m in _ADDRESS.finditer(text))
+
+
+@string_cache  # (a page's lists share their strings)
+def _one_address(text: str) -> str:
+    """The one postal address of ``text`` (:func:`addresses_in`); ``""`` for none or
+    several."""
+    found = addresses_in(text)
+    return found[0] if len(found) == 1 else ""
+
+
+_BRACKETED = re.compile(r"\S\s*\(([^()]{2,100})\)[\s.,;]*$")
+
+
+@string_cache  # (a page's lists share their strings)
+def _bracketed(text: str) -> str:
+    """What the brackets at the end of ``text`` hold, after some text ("Ann Lee (Acme
+    University)" -> "Acme University"); ``""`` without them."""
+    m = _BRACKETED.search(text) if text.endswith((")", ").", "),", ");")) else None
+    return clean_entity(m.group(1), label=False) if m else ""
 
 
 def lines_of(el: Any, max_text: int = MAX_TEXT) -> list[str] | None:
@@ -518,7 +563,32 @@ def _line_lists(el: Any, lines: list[str], heads: bool) -> list[tuple[str, list[
     dates = dates_in(" ".join(lines))
     if len(dates) >= 2:
         out.append(("dates", list(dates)))
+    addresses = addresses_in(" ".join(lines))
+    if len(addresses) >= 2:
+        out.append(("address", list(addresses)))
     return out
+
+
+def _readings_of(
+    cand: Candidate,
+    read: Callable[[str], str],
+    page: PageIndex,
+    start: int,
+    memo: dict[int, Any],
+) -> tuple[list[Any], list[str], Any, int, int] | None:
+    """A list of elements read by ``read`` (:func:`_one_address`, :func:`_bracketed`):
+    the reading of each of its entities that has one (a table's header row, a location's
+    opening hours left out), as :func:`derive`'s ``add`` takes it; None when fewer than
+    two, or fewer than half of them, have one."""
+    found = [read(e) for e in cand.entities]
+    keep = [j for j, a in enumerate(found) if a]
+    if len(keep) < 2 or 2 * len(keep) < len(found):
+        return None
+    if len(keep) == len(found):
+        return cand.nodes, found, cand.patterns, cand.count, cand.first
+    nums = [page.number[cand.nodes[j]] for j in keep]
+    group = _Lazy(partial(_group_pattern, page, nums, start, memo))
+    return [cand.nodes[j] for j in keep], [found[j] for j in keep], group, 1, nums[0] - start
 
 
 class _Lazy:
@@ -573,6 +643,8 @@ def derive(
         out.append(Candidate(nodes, entities, made, count, first, name))
         return len(out) >= max_derived
 
+    start = page.number[root]
+    memo: dict[int, Any] = {start: _root_path(root)}
     for cand in candidates:  # head: a paper's list, each entity cut to its head
         if len(cand.nodes) < 2:
             continue
@@ -586,8 +658,11 @@ def derive(
             entities = [read(e) for e in cand.entities]
             if add(cand.nodes, entities, cand.patterns, cand.count, cand.first, name):
                 return out
-    start = page.number[root]
-    memo: dict[int, Any] = {start: _root_path(root)}
+        if len(cand.nodes) == len(cand.entities):
+            for name, read in (("address", _one_address), ("bracket", _bracketed)):
+                found = _readings_of(cand, read, page, start, memo)
+                if found is not None and add(*found, name):
+                    return out
     unbroken = _unbroken(page)
     hidden, _ = page.hidden_marks()
     for nums in _long_groups(page, start):  # lists of long elements: their first lines

@@ -46,9 +46,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Bump when :data:`DENSE` changes meaning or order: a ranker made for other features is
 #: refused with a message.
-RANKER_VERSION = 4
+RANKER_VERSION = 5
 _XFORMS = ("", "lines", "lines-head", "lines-tail", "split", "head", "tail", "first-line",
-           "filter", "distinct", "dates")  # fmt: skip
+           "filter", "distinct", "dates", "address", "bracket")  # fmt: skip
 _TAGS = ("li", "td", "a", "p", "div", "span", "h", "option", "tr", "dt", "dd", "b", "th",
          "font", "em", "other")  # fmt: skip
 _CATEGORIES = ("WHO", "WHEN", "WHERE", "other")
