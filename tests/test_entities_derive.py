@@ -394,6 +394,26 @@ def test_dates_are_read_inside_text():
     assert ("dates", ["October 18", "December 10"], "/html[1]/body[1]/ul[1]/li") in got
 
 
+def test_dates_are_read_with_their_weekday_too():
+    assert dates_in("Exam 1: Monday, February 10, 6pm; Exam 2: Wed April 1", weekday=True) == (
+        "Monday, February 10",
+        "Wed April 1",
+    )
+    assert dates_in("due Friday October 4 or Oct 11", weekday=True) == (
+        "Friday October 4",
+        "Oct 11",
+    )
+    assert dates_in("a Sunday picnic on June 14", weekday=True) == ("June 14",)  # (not just before)
+    got = _derived(
+        "<html><body><ul><li>Midterm: Friday October 18 in class</li><li>Final: Tuesday "
+        "December 10, 8am</li></ul><p>Exams on Mon Feb 10 and Wed Apr 1.</p></body></html>"
+    )
+    assert ("dates", ["October 18", "December 10"], "/html[1]/body[1]/ul[1]/li") in got
+    days = ["Friday October 18", "Tuesday December 10"]
+    assert ("dates", days, "/html[1]/body[1]/ul[1]/li") in got
+    assert ("dates", ["Mon Feb 10", "Wed Apr 1"], "/html[1]/body[1]/p[1]") in got
+
+
 def test_an_element_with_one_date_gives_no_dates_list():
     got = _derived("<html><body><p>Due on June 14, 2019, no later.</p></body></html>")
     assert not [e for t, e, _ in got if t == "dates"]

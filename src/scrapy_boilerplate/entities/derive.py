@@ -31,7 +31,8 @@ much to trust it, from a feature of that name):
   (Round 2)"): of such a list whose entities each hold one date, that date of each; and of
   one element of inline content (as ``lines`` reads it) holding two dates or more, its
   dates in order (:func:`dates_in`: a month's name or abbreviation with a day, and maybe a
-  year, either way round, or a numeric month / day);
+  year, either way round, or a numeric month / day); where the text writes a weekday
+  just before a date, a second such list keeps it ("Friday October 18");
 - ``address`` / ``bracket``: of such a list, the postal address inside each entity
   (:func:`addresses_in`: a street number, the street, then a city, a two-letter state and
   a postal code, as North American addresses are written: "Main Clinic 9100 SW Oleson
@@ -116,6 +117,11 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+#: A weekday written just before a date ("Friday October 18", "Mon, Feb. 10"), read with
+#: it by the second ``dates`` reading.
+_WEEKDAY = re.compile(
+    r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+$", re.IGNORECASE
+)
 #: A postal address written as North America's are: a street number, the street (at most
 #: 100 characters), then a city, a two-letter state or province and a postal code ("9675
 #: Brighton Way, Suite 100 Beverly Hills, CA 90210"); the street number is not part of a
@@ -174,19 +180,36 @@ def tail_of(text: str) -> str:
     return clean_entity(tail, label=False) if sep and head else ""
 
 
-def dates_in(text: str) -> tuple[str, ...]:
+def dates_in(text: str, weekday: bool = False) -> tuple[str, ...]:
     """The dates written in ``text``, in order, whitespace collapsed (see :data:`_DATE`):
     "deadlines: Tue July 16 (Round 1), Tue Oct 22 (Round 2)" -> ``("July 16", "Oct
-    22")``."""
+    22")``; with ``weekday``, each with the weekday written just before it, if any
+    (``("Tue July 16", "Tue Oct 22")``)."""
     if _DIGIT.search(text) is None:
         return ()
-    return tuple(" ".join(m.group(0).split()) for m in _DATE.finditer(text))
+    out = []
+    for m in _DATE.finditer(text):
+        start = m.start()
+        if weekday:
+            day = _WEEKDAY.search(text, max(0, start - 12), start)
+            if day is not None:
+                start = day.start()
+        out.append(" ".join(text[start : m.end()].split()))
+    return tuple(out)
 
 
 @string_cache  # (a page's lists share their strings)
 def _one_date(text: str) -> str:
     """The one date of ``text`` (:func:`dates_in`); ``""`` for none or several."""
     found = dates_in(text)
+    return found[0] if len(found) == 1 else ""
+
+
+@string_cache  # (a page's lists share their strings)
+def _one_day(text: str) -> str:
+    """The one date of ``text`` with its weekday, if written (:func:`dates_in`);
+    ``""`` for none or several."""
+    found = dates_in(text, weekday=True)
     return found[0] if len(found) == 1 else ""
 
 
@@ -563,6 +586,9 @@ def _line_lists(el: Any, lines: list[str], heads: bool) -> list[tuple[str, list[
     dates = dates_in(" ".join(lines))
     if len(dates) >= 2:
         out.append(("dates", list(dates)))
+        days = dates_in(" ".join(lines), weekday=True)
+        if days != dates:
+            out.append(("dates", list(days)))
     addresses = addresses_in(" ".join(lines))
     if len(addresses) >= 2:
         out.append(("address", list(addresses)))
@@ -614,9 +640,9 @@ def derive(
     max_derived: int = MAX_DERIVED,
 ) -> list[Candidate]:
     """The derived candidates of the page under ``root`` (an element of ``page``):
-    ``head``, ``tail`` and ``dates`` lists from ``candidates`` (the paper's,
-    from :func:`~.predicates.generate` on ``root``), then ``lines``, ``split`` and
-    ``dates`` lists of the elements under ``root``, then
+    ``head``, ``tail``, ``dates``, ``address`` and ``bracket`` lists from ``candidates``
+    (the paper's, from :func:`~.predicates.generate` on ``root``), then ``lines``,
+    ``split``, ``dates`` and ``address`` lists of the elements under ``root``, then
     ``section`` runs of all of those lists; none with the entities and first node of a
     candidate already made, at most ``max_derived``."""
     seen = {(tuple(c.entities), c.first) for c in candidates}
@@ -649,7 +675,8 @@ def derive(
         if len(cand.nodes) < 2:
             continue
         check()  # the page's deadline, and a point where another thread may run
-        for name, read in (("head", head_of), ("tail", tail_of), ("dates", _one_date)):
+        readings = (("head", head_of), ("tail", tail_of), ("dates", _one_date), ("dates", _one_day))
+        for name, read in readings:
             if read is not head_of and not all(map(read, cand.entities)):
                 # An entity without a comma (tail) or without one date (dates) reads as "",
                 # which no list keeps: the list is left at its first such entity (most
