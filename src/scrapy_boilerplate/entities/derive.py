@@ -122,11 +122,11 @@ _DIGIT = re.compile(r"\d")
 _WEEKDAY = re.compile(
     r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+$", re.IGNORECASE
 )
+_POSTAL = re.compile(r"[A-Z]{2}\.?\s+\d{5}")  # (a quick test before :data:`_ADDRESS`)
 #: A postal address written as North America's are: a street number, the street (at most
 #: 100 characters), then a city, a two-letter state or province and a postal code ("9675
 #: Brighton Way, Suite 100 Beverly Hills, CA 90210"); the street number is not part of a
 #: phone number or a date (no digit, dash, slash or bracket just before it).
-_POSTAL = re.compile(r"[A-Z]{2}\.?\s+\d{5}")  # (a quick test before :data:`_ADDRESS`)
 _ADDRESS = re.compile(
     r"(?<![\w.,/()-])\d{1,6}[A-Za-z]?\s+[^\n]{2,100}?[,\s]\s*"
     r"[A-Z][A-Za-z.'-]*(?:\s+[A-Z][A-Za-z.'-]*){0,3}\s*,\s*[A-Z]{2}\.?\s+\d{5}(?:-\d{4})?(?!\d)"
@@ -583,13 +583,14 @@ def _line_lists(el: Any, lines: list[str], heads: bool) -> list[tuple[str, list[
     below = _items_below_label(lines)
     if below is not None:
         out.append(("split", below))
-    dates = dates_in(" ".join(lines))
+    text = " ".join(lines)
+    dates = dates_in(text)
     if len(dates) >= 2:
         out.append(("dates", list(dates)))
-        days = dates_in(" ".join(lines), weekday=True)
+        days = dates_in(text, weekday=True)
         if days != dates:
             out.append(("dates", list(days)))
-    addresses = addresses_in(" ".join(lines))
+    addresses = addresses_in(text)
     if len(addresses) >= 2:
         out.append(("address", list(addresses)))
     return out
@@ -675,8 +676,7 @@ def derive(
         if len(cand.nodes) < 2:
             continue
         check()  # the page's deadline, and a point where another thread may run
-        readings = (("head", head_of), ("tail", tail_of), ("dates", _one_date), ("dates", _one_day))
-        for name, read in readings:
+        for name, read in (("head", head_of), ("tail", tail_of), ("dates", _one_date)):
             if read is not head_of and not all(map(read, cand.entities)):
                 # An entity without a comma (tail) or without one date (dates) reads as "",
                 # which no list keeps: the list is left at its first such entity (most
@@ -685,6 +685,12 @@ def derive(
             entities = [read(e) for e in cand.entities]
             if add(cand.nodes, entities, cand.patterns, cand.count, cand.first, name):
                 return out
+            if read is _one_date:  # the same dates with the weekdays written before them
+                days = [_one_day(e) for e in cand.entities]
+                if days != entities and add(
+                    cand.nodes, days, cand.patterns, cand.count, cand.first, name
+                ):
+                    return out
         if len(cand.nodes) == len(cand.entities):
             for name, read in (("address", _one_address), ("bracket", _bracketed)):
                 found = _readings_of(cand, read, page, start, memo)
