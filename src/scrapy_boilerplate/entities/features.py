@@ -414,6 +414,13 @@ def _pos(text: str) -> tuple[str, ...]:
 
 
 @string_cache
+def _pos_pair(text: str) -> str:
+    """The first two part-of-speech tags of ``text``, joined by a space (a list's majority
+    pattern is counted over these)."""
+    return " ".join(_pos(text)[:2])
+
+
+@string_cache
 def word_shape(word: str) -> str:
     """Aa, a, A, 0, or the character classes collapsed (``Barack`` -> Aa, ``3.1`` -> 0.0)."""
     out: list[str] = []
@@ -796,8 +803,11 @@ def list_text(
     if part is None:
         # (the words of the entities joined by spaces: the union of each entity's words)
         words = frozenset().union(*map(_stem_words, head))
-        majority = Counter(" ".join(_pos(e)[:2]) for e in head).most_common(1)
-        part = (words, majority[0][0] if majority else None)
+        counts: dict[str, int] = {}
+        for pair in map(_pos_pair, head):
+            counts[pair] = counts.get(pair, 0) + 1
+        # (the first of the most frequent, as ``Counter.most_common(1)`` takes it)
+        part = (words, max(counts.items(), key=itemgetter(1))[0] if counts else None)
         if memo is not None:
             memo[head] = part
     if isinstance(context, str):
