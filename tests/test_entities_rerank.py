@@ -56,6 +56,21 @@ def test_ranker_scores_as_lightgbm_does():
     assert ranker.predict(probe[:0]).shape == (0,)
 
 
+def test_fit_leaves_out_examples_over_lightgbms_query_limit(monkeypatch):
+    # LightGBM refuses a query of more rows than its limit: such an example (a page of
+    # over ten thousand candidates) trains the log-linear model alone, not the ranker
+    monkeypatch.setattr(rerank, "MAX_QUERY_ROWS", 40)
+    rng = np.random.default_rng(5)
+    width = len(rerank.DENSE)
+    small = [rng.normal(size=(30, width)).astype(np.float32) for _ in range(30)]
+    labels = [[bool(row[0] > 0.5) or i == 0 for i, row in enumerate(x)] for x in small]
+    big = rng.normal(size=(41, width)).astype(np.float32)
+    booster = rerank.fit([*small, big], [*labels, [True] * 41], seed=1)
+    alone = rerank.fit(small, labels, seed=1)
+    probe = rng.normal(size=(20, width)).astype(np.float32)
+    assert np.array_equal(booster.predict(probe), alone.predict(probe))
+
+
 def _one_split(feature: str, threshold: float, low: float, high: float) -> dict:
     """A ranker of one tree: ``low`` for ``feature <= threshold``, else ``high``."""
     return {

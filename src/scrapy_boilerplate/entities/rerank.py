@@ -412,13 +412,23 @@ SIZE = 2.0
 STYLE_WEIGHTS: dict[str, tuple[float, float]] = {"title": (0.0, 0.0)}
 
 
+#: The most candidates LightGBM's lambdarank takes in one query: an example with more
+#: (a page of over ten thousand candidates) trains the log-linear model alone.
+MAX_QUERY_ROWS = 10000
+
+
 def fit(matrices: Sequence[np.ndarray], compatible: Sequence[Sequence[bool]], seed: int = 0) -> Any:
     """A LightGBM lambdarank booster over examples' :func:`dense` matrices and their
-    candidates' compatibility (examples without a compatible candidate are skipped). Needs
-    LightGBM (the ``train`` extra)."""
+    candidates' compatibility (examples without a compatible candidate are skipped, and so
+    are those with more than :data:`MAX_QUERY_ROWS` candidates, which LightGBM refuses).
+    Needs LightGBM (the ``train`` extra)."""
     import lightgbm
 
-    usable = [(x, ok) for x, ok in zip(matrices, compatible, strict=True) if any(ok)]
+    usable = [
+        (x, ok)
+        for x, ok in zip(matrices, compatible, strict=True)
+        if any(ok) and len(ok) <= MAX_QUERY_ROWS
+    ]
     data = lightgbm.Dataset(
         np.vstack([x for x, _ in usable]),
         np.concatenate([np.asarray(ok, dtype=int) for _, ok in usable]),
