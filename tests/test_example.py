@@ -37,6 +37,13 @@ def test_example_crawl_runs_every_spider_and_writes_items_with_main_text(tmp_pat
     focused = [json.loads(line) for line in (tmp_path / "focused.jsonl").read_text().splitlines()]
     assert len(focused) == 9 and all(isinstance(it["entities"], list) for it in focused)
     assert any(it["entities"] and it["entity_candidates"][0]["xpath"] for it in focused)
+    # the default question finds the home page's "Most read this week" box
+    by_page = {it["url"].rsplit("/", 1)[-1]: it for it in focused}
+    assert by_page["index.html"]["entities"] == [
+        "The quiet return of the night train",
+        "Warum Sauerteig Geduld braucht",
+        "Des ruches sur les toits de la ville",
+    ]
     assert "Pages crawled:           9" in proc.stdout
     assert "Mean main-text length:" in proc.stdout and "Sample:" in proc.stdout
 

@@ -88,6 +88,8 @@ class FocusedSpider(ArticleSpider):
         "BOILERPLATE_ENTITY_TOP_K": 3,
     }
 
-    def __init__(self, query: str = "most read articles this week", **kwargs: Any) -> None:
+    def __init__(
+        self, query: str = "What are the most read articles this week?", **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.entity_query = query  # the pipeline reads the spider's attribute
