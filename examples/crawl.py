@@ -119,10 +119,13 @@ def summarize(
     for key, value in sorted(problems.items()):
         print(f"  {key}: {value}")
     with_lists = [it for it in items if it.get("entities")]
-    if with_lists:
-        sample = max(with_lists, key=lambda it: it["entity_candidates"][0]["score"])
-        print(f"Entities ({len(with_lists)} pages), e.g. {sample['url'].rsplit('/', 1)[-1]}:")
-        print("  " + "; ".join(sample["entities"][:5]))
+    if with_lists:  # every page's best list, right or wrong, with the model's probability
+        print(f"Entities ({len(with_lists)} pages), the best list of each:")
+        for it in sorted(with_lists, key=lambda it: it["url"]):
+            best = "; ".join(it["entities"][:3]) + ("; ..." if len(it["entities"]) > 3 else "")
+            page = it["url"].rsplit("/", 1)[-1]
+            best = best if len(best) <= 90 else best[:87] + "..."
+            print(f"  {page:<26} {it['entity_candidates'][0]['score']:.2f}  {best}")
     with_text = [it for it in items if it["main_text"]]
     if with_text:
         sample = max(with_text, key=lambda it: len(it["main_text"]))
