@@ -6,7 +6,6 @@
     python benchmarks/entities_eval.py --causes     # why the right list is missing (train parts)
     python benchmarks/entities_eval.py --templates  # the question templates, to check by eye
     python benchmarks/entities_eval.py --report-from benchmarks/results/entities.json --out DIR
-    python benchmarks/entities_eval.py --save --results-from benchmarks/results/entities.json
 
 Data (../shared/data, unpacked with ``../shared/data/unpack datasets``):
 wikitablequestions-lists (its own train / test split, by page) and webqa-utopia-dev's list
@@ -26,12 +25,10 @@ training data's compatible predicates: the last 5 entries as a multiset, indices
 in the same run. Time per page: parsing, generation and features (once per page) plus
 scoring a query.
 
-``--save`` then trains the same recipe on every example of both sets (both splits'
-training and test parts, and every WikiTableQuestions list question) and writes that
-model into the package (src/scrapy_boilerplate/entities/model/) with the two splits'
-results, the figures of the recipe on examples its models never saw (no timings: the
-same command writes the same file); the results are printed, and written to
-DIR/entities.md (and entities.json) with ``--out DIR``."""
+``--save`` writes the template split's model into the package
+(src/scrapy_boilerplate/entities/model/) with its results (no timings: the same command
+writes the same file); the results are printed, and written to DIR/entities.md (and
+entities.json) with ``--out DIR``."""
 
 from __future__ import annotations
 
@@ -75,7 +72,7 @@ from scrapy_boilerplate.entities.extract import (
 )
 from scrapy_boilerplate.entities.features import query_style
 from scrapy_boilerplate.entities.filtered import Records, filtered
-from scrapy_boilerplate.entities.model import Model, PackedTrainingPage, TrainingPage, train
+from scrapy_boilerplate.entities.model import PackedTrainingPage, TrainingPage, train
 from scrapy_boilerplate.entities.pageindex import PageIndex
 from scrapy_boilerplate.entities.predicates import ANY, Predicate, generate
 from scrapy_boilerplate.entities.rerank import BETA, SIZE, STYLE_WEIGHTS, dense, fit, ranker_data
@@ -95,11 +92,6 @@ HEADING_SETS = ("webqa-utopia-dev",)
 #: log-linear model skips the others anyway, and holding their features would take
 #: gigabytes. Chosen by the grouped cross-validation (docs/entities.md).
 QUESTIONS = "questions"
-#: The part of wikitablequestions-lists holding every one of its WikiTableQuestions list
-#: questions (those asked of its test pages too): the shipped model's (``--save``).
-ALL_QUESTIONS = "questions@all"
-#: The shipped model's ``split`` in its metadata: trained on every example (``--save``).
-SHIPPED = "all"
 #: The log-linear model's training settings (:func:`scrapy_boilerplate.entities.model.train`):
 #: AdaGrad's step, the L2 penalty λ and the passes, as the shipped model was trained.
 STEP = 0.03
@@ -128,11 +120,10 @@ def load(data: Path) -> tuple[dict[str, dict[str, list[Example]]], dict[str, str
     if (wtq / "lists.train.json").exists():
         train, test = read_openweb(wtq / "lists.train.json"), read_openweb(wtq / "lists.test.json")
         held_out = {ex.page for ex in test}
-        every_question = read_wtq_questions(wtq)
-        questions = [q for q in every_question if q.page not in held_out]
+        questions = [q for q in read_wtq_questions(wtq) if q.page not in held_out]
         sets["wikitablequestions-lists"] = {
             "train": train, "test": test, "train@template": train, "test@template": test,
-            QUESTIONS: questions, ALL_QUESTIONS: every_question,
+            QUESTIONS: questions,
         }  # fmt: skip
     webqa = data / "webqa-utopia-dev"
     if (webqa / "examples.jsonl").exists():
@@ -161,14 +152,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=Path("datasets"))
     add_out(ap, "entities.md, entities.json")
     ap.add_argument("--save", action="store_true", help="write the trained model into the package")
-    ap.add_argument(
-        "--results-from",
-        type=Path,
-        metavar="JSON",
-        help="(with --save) train the shipped model alone and give it the two splits' "
-        "figures of an entities.json that a full run of the same recipe wrote, instead "
-        "of training and scoring the splits' models again",
-    )
     ap.add_argument("--k", type=int, default=8)
     ap.add_argument(
         "--step",
@@ -240,8 +223,6 @@ def main(argv: list[str] | None = None) -> int:
         "figures; nothing is trained or read from the datasets)",
     )
     args = ap.parse_args(argv)
-    if args.results_from is not None and not args.save:
-        ap.error("--results-from goes with --save")
     if args.report_from is not None:
         lines = report_lines(json.loads(args.report_from.read_text(encoding="utf-8")))
         print("\n".join(lines))
@@ -316,23 +297,18 @@ def main(argv: list[str] | None = None) -> int:
                     matrices[id(page)] = dense(pc, q)
         return headings[ex.page]
 
-    def fit_on(
-        parts_read: tuple[str, ...], questions_part: str, split: str
-    ) -> tuple[Model, Counter[tuple[str, ...]], dict[str, int], float]:
-        """A model trained on the examples of ``parts_read`` of every set (with the heading
-        questions of their pages and the WikiTableQuestions questions of
-        ``questions_part``), the baseline's patterns of their compatible predicates, the
-        counts of what it trained on, and the training's seconds."""
+    report: dict[str, Any] = {"splits": {}}
+    model = None
+    for split in SPLITS:
+        part = "" if split == "page" else "@template"
         training: list[TrainingPage] = []
         patterns: Counter[tuple[str, ...]] = Counter()
         n_train = 0
         n_headings = 0
         n_questions = 0
-        train_sets: dict[str, int] = {}
         for name, parts in sets.items():
-            examples = [ex for part in parts_read for ex in parts[part][: args.limit or None]]
+            examples = parts["train" + part][: args.limit or None]
             n_train += len(examples)
-            train_sets[name] = len(examples)
             seen: set[Path] = set()
             for ex in examples:
                 page = training_page(ex)
@@ -345,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
                 for c, good in zip(asked(ex).candidates, page.compatible, strict=True):
                     if good:
                         patterns.update(suffix_pattern(p) for p in c.predicates)
-            for ex in training_questions(parts, args, questions_part):  # (not the baseline's)
+            for ex in training_questions(parts, args):  # (not the baseline's patterns)
                 page = training_page(ex, keep=False)
                 if any(page.compatible):  # (see QUESTIONS)
                     training.append(page)
@@ -359,65 +335,41 @@ def main(argv: list[str] | None = None) -> int:
             booster = fit([matrices[id(p)] for p in training], [p.compatible for p in training])
             model.meta["ranker"] = ranker_data(booster, BETA, SIZE, STYLE_WEIGHTS)
         train_s = time.perf_counter() - t0
-        label = "every example" if split == SHIPPED else f"split by {split}"
-        print(f"{label}: trained on {n_train} examples, {n_questions} "
+        print(f"split by {split}: trained on {n_train} examples, {n_questions} "
               f"WikiTableQuestions questions and {n_headings} heading questions in "
               f"{train_s:.1f} s", flush=True)  # fmt: skip
         model.meta.update(
             train_examples=n_train,
             heading_questions=n_headings,
             wtq_questions=n_questions,
-            train_sets=train_sets,
+            train_sets={n: len(s["train" + part][: args.limit or None]) for n, s in sets.items()},
             split=split,
             command=f"python benchmarks/entities_eval.py --save --step {args.step}",
             k=args.k,
         )
-        counts = {"train_examples": n_train, "wtq_questions": n_questions}
-        return model, patterns, counts, train_s
-
-    report: dict[str, Any] = {"splits": {}}
-    if args.results_from is not None:  # (--save alone: the splits' figures as they were)
-        report = json.loads(args.results_from.read_text(encoding="utf-8"))
-    else:
-        for split in SPLITS:
-            part = "" if split == "page" else "@template"
-            model, patterns, counts, train_s = fit_on(("train" + part,), QUESTIONS, split)
-            n_train, n_questions = counts["train_examples"], counts["wtq_questions"]
-            results = {
-                "train_examples": n_train,
-                "wtq_questions": n_questions,
-                "train_seconds": train_s,
-                "sets": {},
-            }
-            for name, parts in sets.items():
-                examples = parts["test" + part][: args.limit or None]
-                res = evaluate(examples, model, patterns, candidates_of, page_seconds)
-                results["sets"][name] = res
-            report["splits"][split] = results
-        lines = report_lines(report)
-        print("\n".join(lines))
-        files = {
-            "entities.md": "\n".join(lines) + "\n",
-            "entities.json": json.dumps(report, indent=1),
+        results = {
+            "train_examples": n_train,
+            "wtq_questions": n_questions,
+            "train_seconds": train_s,
+            "sets": {},
         }
-        write_reports(args.out, files)
-    if args.save:
-        # The shipped model: the same recipe trained on every annotated example of both
-        # sets (both splits' training and test parts) and every WikiTableQuestions list
-        # question, so that a user's model has seen every question and page there is.
-        # Nothing scores it: its figures are those of the two splits' models above, which
-        # saw none of their test examples (no timings in the file: the same command
-        # writes the same file).
+        for name, parts in sets.items():
+            examples = parts["test" + part][: args.limit or None]
+            res = evaluate(examples, model, patterns, candidates_of, page_seconds)
+            results["sets"][name] = res
+        report["splits"][split] = results
+    assert model is not None
+    lines = report_lines(report)
+    print("\n".join(lines))
+    files = {"entities.md": "\n".join(lines) + "\n", "entities.json": json.dumps(report, indent=1)}
+    write_reports(args.out, files)
+    if args.save:  # the template split's model: its figures are the honest ones
+        # (no timings in the file: the same command writes the same file)
         def untimed(sets: dict[str, Any]) -> dict[str, Any]:
             return {n: {k: v for k, v in r.items() if k != "median_ms"} for n, r in sets.items()}
 
-        model, _, _, _ = fit_on(("train", "test"), ALL_QUESTIONS, SHIPPED)
         model.meta["results"] = untimed(report["splits"]["template"]["sets"])
         model.meta["results_by_page_split"] = untimed(report["splits"]["page"]["sets"])
-        model.meta["results_of"] = (
-            "the template and page splits' models: the same recipe trained on their "
-            "training parts alone (this model has seen their test examples)"
-        )
         model.save(DEFAULT_MODEL)
         print(f"saved {DEFAULT_MODEL}")
     return 0
@@ -470,17 +422,14 @@ def report_lines(report: dict[str, Any]) -> list[str]:
         f"(30 %, CRC-32 of the page id; {page_tr} training examples), its 25 questions "
         "seen in training. **template**: pages and question templates both held out "
         "(30 % of each, CRC-32; a test question is never seen in training; "
-        f"{tmpl_tr} training examples): the honest figure for unseen questions. "
-        "wikitablequestions-lists keeps its own split by page in both"
+        f"{tmpl_tr} training examples): the honest figure for unseen questions, and the "
+        "shipped model's. wikitablequestions-lists keeps its own split by page in both"
         + (
             f"; both splits' models also train on {questions} of its WikiTableQuestions "
             "questions (not asked of its test pages, never evaluated)."
             if questions
             else "."
-        )
-        + " The shipped model (`--save`) is the same recipe trained on every example of "
-        "both sets, test parts included: these figures are its recipe's, on examples "
-        "that the models scored here never saw.",
+        ),
         "",
         "| split | set (test) | examples | accuracy (examples) | accuracy, 95 % interval | "
         "accuracy@5 | oracle | accuracy / oracle | baseline accuracy (examples) | "
@@ -511,14 +460,12 @@ def page_candidates(ex: Example, args: Any) -> PageCandidates:
     return PageCandidates(sb.parse(ex.html()), k=args.k, derived="derived" not in args.without)
 
 
-def training_questions(
-    parts: dict[str, list[Example]], args: Any, part: str = QUESTIONS
-) -> list[Example]:
-    """A set's examples that only train (``part``: :data:`QUESTIONS`, or
-    :data:`ALL_QUESTIONS` for the shipped model), unless ``--without questions``."""
+def training_questions(parts: dict[str, list[Example]], args: Any) -> list[Example]:
+    """A set's examples that only train (:data:`QUESTIONS`), unless ``--without
+    questions``."""
     if "questions" in args.without:
         return []
-    return parts.get(part, [])[: args.limit or None]
+    return parts.get(QUESTIONS, [])[: args.limit or None]
 
 
 def heading_training(pc: PageCandidates, styles: bool = True) -> list[tuple[str, TrainingPage]]:
