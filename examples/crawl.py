@@ -122,9 +122,10 @@ def summarize(
     if with_lists:  # every page's best list, right or wrong, with the model's probability
         print(f"Entities ({len(with_lists)} pages), the best list of each:")
         for it in sorted(with_lists, key=lambda it: it["url"]):
-            best = "; ".join(it["entities"][:3]) + ("; ..." if len(it["entities"]) > 3 else "")
             page = it["url"].rsplit("/", 1)[-1]
-            best = best if len(best) <= 90 else best[:87] + "..."
+            best = "; ".join(it["entities"][:3]) + ("; ..." if len(it["entities"]) > 3 else "")
+            if len(best) > 90:
+                best = best[:87] + "..."
             print(f"  {page:<26} {it['entity_candidates'][0]['score']:.2f}  {best}")
     with_text = [it for it in items if it["main_text"]]
     if with_text:
