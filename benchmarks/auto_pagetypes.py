@@ -29,16 +29,23 @@ when either is missing. The report goes to ``auto_pagetypes-<set>.md``.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import zlib
 from collections import defaultdict
 from pathlib import Path
 
-from harness.datasets import DATASETS, UNPACK_HINT, Page, load
-from harness.metrics import Confusion, TextCounts, snippet_counts, text_counts, text_scores
+from harness.datasets import DATASETS, Page, load, missing_message
+from harness.metrics import (
+    Confusion,
+    TextCounts,
+    confusion_scores,
+    snippet_counts,
+    text_counts,
+    text_scores,
+)
 from harness.output import add_out, write_reports
 from harness.peers import resolve
+from scrapy_boilerplate.auto.train import url_host
 
 #: ``auto``'s columns of the report: as shipped, and its two variants (the peer follows).
 OURS = ("auto", "article threshold", "taken for articles")
@@ -48,23 +55,14 @@ Score = Confusion | TextCounts
 
 
 def site(page: Page) -> str:
-    """The host of the page's URL without ``www.`` (the page's id where it has none)."""
-    url = page.url or ""
-    if "//" not in url:
-        return page.id
-    return re.sub(r"^www\.", "", url.split("/")[2])
+    """The host of the page's URL without ``www.``, as ``auto``'s training groups pages
+    (the page's id where it has no URL)."""
+    return url_host(page.url) or page.id
 
 
 def in_part(page: Page, sites: int, part: int) -> bool:
     """Whether the page's site is in part ``part`` of ``sites`` (CRC-32 of the site)."""
     return sites <= 1 or zlib.crc32(site(page).encode("utf-8")) % sites == part
-
-
-def snippet_f1(c: Confusion) -> float:
-    """Snippet F1 of summed counts (``run.py``'s snippet F1)."""
-    p = c.tp / (c.tp + c.fp) if c.tp + c.fp else 0.0
-    r = c.tp / (c.tp + c.fn) if c.tp + c.fn else 0.0
-    return 2 * p * r / (p + r) if p + r else 0.0
 
 
 def _score(page: Page, text: str | None) -> Score:
@@ -151,7 +149,8 @@ def report(
             sum((s[c] for _, s in rows if isinstance(s[c], Confusion)), Confusion())
             for c in columns
         ]
-        f1s = " | ".join(f"{snippet_f1(t):.4f}" for t in totals)
+        # (run.py's snippet F1: a 0/0 score is 0, as trafilatura counts it)
+        f1s = " | ".join(f"{confusion_scores(t, empty=0.0).f1:.4f}" for t in totals)
         lines.append(f"| snippet F1 | | {f1s} |")
     return "\n".join(lines) + "\n"
 
@@ -166,10 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     add_out(ap, "auto_pagetypes-<set>.md")
     args = ap.parse_args(argv)
     if not (args.data / args.set).is_dir():
-        print(
-            f"dataset {args.set!r} not found in {args.data}: unpack it with `{UNPACK_HINT}`",
-            file=sys.stderr,
-        )
+        print(missing_message(args.set, args.data), file=sys.stderr)
         return 2
     pages = [
         p

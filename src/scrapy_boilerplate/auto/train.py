@@ -140,6 +140,14 @@ def wcxb_train_split(page_id: str) -> str:
     return "web2text_eval" if zlib.crc32(page_id.encode()) % 3 == 0 else "web2text_train"
 
 
+def url_host(url: str | None) -> str:
+    """The host of ``url`` without ``www.`` ("" without a URL): a page's site, the group of
+    the grouped cross-validation."""
+    if not url or "//" not in url:
+        return ""
+    return re.sub(r"^www\.", "", url.split("/")[2])
+
+
 def _read(path: Path) -> str:
     return path.read_bytes().decode("utf-8", errors="replace")
 
@@ -175,7 +183,7 @@ def read_examples(
             if members is not None and pid not in members:
                 continue
             url = rec.get("url")
-            host = re.sub(r"^www\.", "", (url or "").split("/")[2]) if url and "//" in url else ""
+            host = url_host(url)
             yield Example(
                 name,
                 pid,
